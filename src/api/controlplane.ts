@@ -1,0 +1,400 @@
+// The ControlPlane API (c5c3.io/v1alpha1): the single source of truth for the CRD in
+// manifests/crds/ and for the validation the hooks apply to a parent they receive.
+//
+// Field names, types, enums and defaults follow the reference CRD. On top of it, the reference's
+// admission webhook is expressed in the schema itself, so no webhook is needed:
+// - its defaults become schema defaults (a property with a default is not `required`: the API
+//   server fills it before validation);
+// - its validation rules become CEL `x-kubernetes-validations`, transition rules included.
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  cel,
+  Condition,
+  Conditions,
+  Int32,
+  Int64,
+  LocalObjectReference,
+  OpaqueObject,
+  SecretRef,
+  StringEnum,
+  StringMap,
+  type KubeOptions,
+} from './kube.js';
+import { API_GROUP, API_VERSION } from './group.js';
+
+/** The reference webhook's defaults, named once: the schema, the docs and the tests use them. */
+export const DEFAULTS = {
+  region: 'RegionOne',
+  databaseClusterName: 'openstack-db',
+  databaseName: 'keystone',
+  databaseSecretName: 'keystone-db',
+  cacheClusterName: 'openstack-memcached',
+  cacheBackend: 'dogpile.cache.pymemcache',
+  cacheReplicas: 3,
+  adminPasswordSecretName: 'keystone-admin',
+  adminPasswordSecretKey: 'password',
+  cloudName: 'admin',
+  cloudCredentialsSecretName: 'k-orc-clouds-yaml',
+  restricted: true,
+  rotationMode: 'PasswordDriven',
+} as const;
+
+export const ROTATION_MODES = ['PasswordDriven', 'Scheduled', 'Manual'] as const;
+export const TLS_MODES = ['prefer', 'require', 'verify-ca', 'verify-full'] as const;
+export const UPDATE_PHASES = ['Idle', 'Updating', 'UpdatingServices', 'Verifying', 'RollingBack'] as const;
+
+/** `^\d{4}\.\d$`: the OpenStack date-based release (2024.1, 2025.2). */
+export const OPENSTACK_RELEASE_PATTERN = '^\\d{4}\\.\\d$';
+
+/**
+ * A Go duration made of whole h/m/s components that is a positive whole number of days
+ * (24h, 48h, 168h, 1440m …). The regex guards `duration()`, which would fail to parse anything
+ * else; `&&` short-circuits, so a malformed value gets this message, not a CEL runtime error.
+ */
+export const ROTATION_INTERVAL_PATTERN = '^([0-9]+(h|m|s))+$';
+export const ROTATION_INTERVAL_RULE =
+  `self.matches('${ROTATION_INTERVAL_PATTERN}') && duration(self) > duration('0s')` +
+  ` && duration(self).getSeconds() % 86400 == 0`;
+
+const policyRules = cel(
+  { rule: '!has(self.rules) || self.rules.all(k, size(k) > 0)', message: 'policy rule name must not be empty' },
+  {
+    rule: '!has(self.rules) || self.rules.all(k, size(self.rules[k]) > 0)',
+    message: 'policy rule value must not be empty',
+  },
+);
+
+export const PolicySpec = (description: string) =>
+  Type.Object(
+    {
+      configMapRef: Type.Optional(
+        LocalObjectReference('ConfigMap holding a "policy.yaml" key with oslo.policy rule overrides.'),
+      ),
+      rules: Type.Optional(
+        StringMap({
+          description:
+            'Inline oslo.policy rules: rule name (e.g. "identity:list_users") to rule definition. ' +
+            'Inline rules take precedence over ConfigMap rules.',
+        }),
+      ),
+    },
+    { description, ...policyRules },
+  );
+
+const DatabaseTLS = Type.Object(
+  {
+    caBundleSecretRef: SecretRef('Secret holding the CA bundle used to verify the database server.'),
+    clientCertSecretRef: SecretRef('Secret holding the client key pair presented to the database (mTLS).'),
+    enabled: Type.Boolean({ description: 'Turns TLS on for the database connection.' }),
+    mode: Type.Optional(
+      StringEnum(TLS_MODES, {
+        description: 'Verification strength: prefer/require encrypt only; verify-ca and verify-full also verify.',
+      }),
+    ),
+  },
+  { description: 'Optional TLS/mTLS for the database connection; unset means plaintext.' },
+);
+
+const Database = Type.Object(
+  {
+    clusterRef: Type.Optional(
+      LocalObjectReference('MariaDB CR of this name in the ControlPlane namespace (managed mode).'),
+    ),
+    database: Type.Optional(
+      Type.String({
+        default: DEFAULTS.databaseName,
+        description: 'Database name within the cluster. Immutable.',
+        ...cel({ rule: 'self == oldSelf', message: 'database name is immutable' }),
+      }),
+    ),
+    host: Type.Optional(Type.String({ description: 'Database hostname (brownfield mode).' })),
+    port: Type.Optional(Int32({ description: 'Database port (brownfield mode, default 3306).' })),
+    secretRef: Type.Optional(
+      SecretRef('Secret with the database credentials. In managed mode the hooks project their own.', {}, {
+        default: { name: DEFAULTS.databaseSecretName },
+      }),
+    ),
+    tls: Type.Optional(DatabaseTLS),
+  },
+  {
+    description:
+      'MariaDB connection shared by the control plane: exactly one of clusterRef (managed) or host (brownfield).',
+    default: {
+      clusterRef: { name: DEFAULTS.databaseClusterName },
+      database: DEFAULTS.databaseName,
+      secretRef: { name: DEFAULTS.databaseSecretName },
+    },
+    ...cel(
+      { rule: 'has(self.clusterRef) != has(self.host)', message: 'exactly one of clusterRef or host must be set' },
+      {
+        rule: 'has(self.clusterRef) == has(oldSelf.clusterRef)',
+        message: 'database mode (clusterRef or host) is immutable',
+      },
+      {
+        rule:
+          '!has(self.clusterRef) || !has(oldSelf.clusterRef) || ' +
+          "(has(self.clusterRef.name) ? self.clusterRef.name : '') == " +
+          "(has(oldSelf.clusterRef.name) ? oldSelf.clusterRef.name : '')",
+        message: 'database clusterRef.name is immutable',
+      },
+    ),
+  } as KubeOptions,
+);
+
+const Cache = Type.Object(
+  {
+    backend: Type.Optional(
+      Type.String({ default: DEFAULTS.cacheBackend, description: 'Cache backend (e.g. dogpile.cache.pymemcache).' }),
+    ),
+    clusterRef: Type.Optional(
+      LocalObjectReference('Memcached CR of this name in the ControlPlane namespace (managed mode).'),
+    ),
+    replicas: Type.Optional(
+      Int32({ default: DEFAULTS.cacheReplicas, minimum: 1, description: 'Memcached replicas (managed mode only).' }),
+    ),
+    servers: Type.Optional(
+      Type.Array(Type.String(), { description: 'Cache server endpoints host:port (brownfield mode).' }),
+    ),
+  },
+  {
+    description: 'Memcached shared by the control plane: exactly one of clusterRef (managed) or servers (brownfield).',
+    default: { backend: DEFAULTS.cacheBackend, clusterRef: { name: DEFAULTS.cacheClusterName } },
+    ...cel({
+      rule: 'has(self.clusterRef) != (has(self.servers) && size(self.servers) > 0)',
+      message: 'exactly one of clusterRef or servers must be set',
+    }),
+  } as KubeOptions,
+);
+
+const Gateway = Type.Object(
+  {
+    annotations: Type.Optional(StringMap({ description: 'Annotations copied onto the generated HTTPRoute.' })),
+    hostname: Type.String({ minLength: 1, description: 'Externally reachable host the HTTPRoute matches.' }),
+    parentRef: Type.Object(
+      {
+        name: Type.String({ minLength: 1, description: 'Gateway name.' }),
+        namespace: Type.Optional(Type.String({ description: "Gateway namespace (default: the CR's namespace)." })),
+        sectionName: Type.Optional(Type.String({ description: 'Listener of the Gateway to attach to.' })),
+      },
+      { description: 'The pre-existing Gateway the HTTPRoute attaches to.' },
+    ),
+    path: Type.Optional(Type.String({ description: 'Path prefix matched by the HTTPRoute (default "/").' })),
+  },
+  { description: 'Expose Keystone through a Gateway API HTTPRoute; unset means in-cluster only.' },
+);
+
+const Keystone = Type.Object(
+  {
+    gateway: Type.Optional(Gateway),
+    image: Type.Optional(
+      Type.Object(
+        { repository: Type.String(), tag: Type.String() },
+        { description: 'Overrides the Keystone image; unset means ghcr.io/c5c3/keystone:<openStackRelease>.' },
+      ),
+    ),
+    policyOverrides: Type.Optional(PolicySpec('Keystone oslo.policy overrides; they win over spec.global.')),
+    publicEndpoint: Type.Optional(
+      Type.String({
+        description:
+          'Externally routable identity URL (e.g. https://keystone.example.com/v3), used for the Keystone ' +
+          'bootstrap and the catalog Endpoint. Unset with a gateway: https://{gateway.hostname}/v3.',
+      }),
+    ),
+    replicas: Type.Optional(
+      Int32({ minimum: 1, description: "Keystone API replicas; unset means the Keystone operator's default." }),
+    ),
+    rotationInterval: Type.Optional(
+      Type.String({
+        maxLength: 32,
+        description:
+          'Fernet and credential key rotation interval: a positive whole number of days as a Go duration ' +
+          '(24h, 48h, 168h). Unset means the Keystone default schedule.',
+        ...cel({ rule: ROTATION_INTERVAL_RULE, message: 'rotationInterval must be a positive whole number of days (24h, 48h, 168h, ...)' }),
+      }),
+    ),
+  },
+  { description: 'Keystone, projected into the {name}-keystone Keystone CR.' },
+);
+
+const AccessRule = Type.Object(
+  {
+    method: Type.String({ description: 'HTTP method the rule allows (e.g. GET).' }),
+    path: Type.String({ description: 'Request path the rule allows (e.g. /v2.1/servers).' }),
+    service: Type.String({ description: 'OpenStack service type the rule applies to (e.g. compute).' }),
+  },
+  { description: 'One application-credential access rule (service / method / path).' },
+);
+
+const ApplicationCredential = Type.Object(
+  {
+    accessRules: Type.Optional(
+      Type.Array(AccessRule, { description: 'Narrows the credential to these rules; empty means unconstrained.' }),
+    ),
+    restricted: Type.Optional(
+      Type.Boolean({
+        default: DEFAULTS.restricted,
+        description: 'A restricted credential cannot create further application credentials or trusts.',
+      }),
+    ),
+    rotation: Type.Optional(
+      Type.Object(
+        {
+          mode: Type.Optional(
+            StringEnum(ROTATION_MODES, {
+              default: DEFAULTS.rotationMode,
+              description:
+                'PasswordDriven re-mints when the admin password changes; Manual only on a CredentialRotation ' +
+                'request; Scheduled behaves as PasswordDriven (scheduling is not implemented).',
+            }),
+          ),
+        },
+        { description: 'How the application credential is rotated.', default: {} },
+      ),
+    ),
+  },
+  { description: 'Policy of the K-ORC admin application credential.', default: {} },
+);
+
+const AdminCredential = Type.Object(
+  {
+    applicationCredential: Type.Optional(ApplicationCredential),
+    bootstrapResources: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            kind: Type.String({ description: 'K-ORC kind to bootstrap (e.g. Project, Role).' }),
+            name: Type.String({ description: 'Name of the bootstrapped resource.' }),
+          },
+          { description: 'An OpenStack resource bootstrapped with the control plane.' },
+        ),
+        { description: 'OpenStack resources bootstrapped alongside the admin credential.' },
+      ),
+    ),
+    cloudCredentialsRef: Type.Optional(
+      Type.Object(
+        {
+          cloudName: Type.Optional(
+            Type.String({ default: DEFAULTS.cloudName, description: 'Cloud entry of clouds.yaml K-ORC uses.' }),
+          ),
+          secretName: Type.Optional(
+            Type.String({
+              default: DEFAULTS.cloudCredentialsSecretName,
+              description: 'Secret holding the clouds.yaml document. Immutable.',
+              ...cel({ rule: 'self == oldSelf', message: 'cloudCredentialsRef.secretName is immutable' }),
+            }),
+          ),
+        },
+        { description: 'The clouds.yaml Secret K-ORC reads the admin cloud from.', default: {} },
+      ),
+    ),
+    passwordSecretRef: Type.Optional(
+      SecretRef(
+        'Secret holding the admin password (brownfield; in managed mode the hooks project their own).',
+        { default: DEFAULTS.adminPasswordSecretKey },
+        { default: { name: DEFAULTS.adminPasswordSecretName, key: DEFAULTS.adminPasswordSecretKey } },
+      ),
+    ),
+  },
+  { description: 'The admin OpenStack credential K-ORC uses, and its application-credential policy.', default: {} },
+);
+
+export const ControlPlaneSpec = Type.Object(
+  {
+    global: Type.Optional(PolicySpec('oslo.policy rules applied to every service; per-service overrides win.')),
+    infrastructure: Type.Optional(
+      Type.Object(
+        { cache: Type.Optional(Cache), database: Type.Optional(Database) },
+        { description: 'Shared backing services (database, cache).', default: {} },
+      ),
+    ),
+    korc: Type.Optional(
+      Type.Object(
+        { adminCredential: Type.Optional(AdminCredential) },
+        { description: 'K-ORC integration: the admin application credential and its rotation.', default: {} },
+      ),
+    ),
+    openStackRelease: Type.String({
+      pattern: OPENSTACK_RELEASE_PATTERN,
+      description: 'OpenStack release (YYYY.N, e.g. 2025.2); it tags the service images. Cannot be downgraded.',
+      ...cel({ rule: 'self >= oldSelf', message: 'openStackRelease cannot be downgraded' }),
+    }),
+    region: Type.Optional(
+      Type.String({
+        default: DEFAULTS.region,
+        description: 'OpenStack region name. Immutable.',
+        ...cel({ rule: 'self == oldSelf', message: 'region is immutable' }),
+      }),
+    ),
+    services: Type.Object(
+      { keystone: Keystone },
+      { description: 'Per-service configuration projected into the service CRs.' },
+    ),
+  },
+  { description: 'Desired state of a ControlPlane.' },
+);
+
+export const ServiceStatus = Type.Object(
+  {
+    name: Type.String({ description: 'Service name (e.g. keystone).' }),
+    ready: Type.Boolean({ description: 'Whether the projected service CR is Ready.' }),
+    release: Type.Optional(Type.String({ description: 'OpenStack release of the service.' })),
+  },
+  { description: 'Readiness of one projected service CR.' },
+);
+
+export const AdminApplicationCredentialStatus = Type.Object(
+  {
+    id: Type.Optional(Type.String({ description: 'OpenStack application-credential ID in use.' })),
+    lastRotation: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the credential ID last changed.' }),
+    ),
+    restricted: Type.Optional(Type.Boolean({ description: 'Whether the credential in use is restricted.' })),
+  },
+  { description: 'Observed state of the K-ORC admin application credential.' },
+);
+
+export const ControlPlaneStatus = Type.Object(
+  {
+    adminApplicationCredential: Type.Optional(AdminApplicationCredentialStatus),
+    conditions: Type.Optional(Conditions('The seven stage conditions and the Ready aggregate.')),
+    observedGeneration: Type.Optional(Int64({ description: 'The .metadata.generation last reconciled.' })),
+    services: Type.Optional(
+      Type.Array(ServiceStatus, {
+        description: 'Per-service readiness, keyed by name.',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+      } as KubeOptions),
+    ),
+    updatePhase: Type.Optional(StringEnum(UPDATE_PHASES, { description: 'Release-update phase (Idle today).' })),
+  },
+  { description: 'Observed state of a ControlPlane.' },
+);
+
+export const ControlPlane = Type.Object(
+  {
+    apiVersion: Type.Optional(Type.String()),
+    kind: Type.Optional(Type.String()),
+    metadata: Type.Optional(OpaqueObject()),
+    spec: Type.Optional(ControlPlaneSpec),
+    status: Type.Optional(ControlPlaneStatus),
+  },
+  {
+    description:
+      'A whole Keystone control plane: MariaDB and Memcached, OpenBao-backed credentials, the Keystone CR, ' +
+      'the K-ORC admin application credential and the identity catalog.',
+  },
+);
+
+export const CONTROLPLANE = {
+  group: API_GROUP,
+  version: API_VERSION,
+  apiVersion: `${API_GROUP}/${API_VERSION}`,
+  kind: 'ControlPlane',
+  plural: 'controlplanes',
+  singular: 'controlplane',
+  listKind: 'ControlPlaneList',
+} as const;
+
+export type ControlPlaneSpec = Static<typeof ControlPlaneSpec>;
+export type ControlPlaneStatus = Static<typeof ControlPlaneStatus>;
+export type Condition = Static<typeof Condition>;

@@ -1,0 +1,64 @@
+// The CredentialRotation API (c5c3.io/v1alpha1): single source of truth for its CRD and for the
+// validation of the objects the CredentialRotation hooks receive.
+import { Type, type Static } from '@sinclair/typebox';
+import { Conditions, Int32, Int64, OpaqueObject, StringEnum } from './kube.js';
+import { API_GROUP, API_VERSION } from './group.js';
+
+export const ROTATION_TARGETS = ['adminApplicationCredential'] as const;
+
+export const CredentialRotationSpec = Type.Object(
+  {
+    bootstrap: Type.Optional(
+      Type.Boolean({ description: 'Request the initial mint instead of a rotation; a no-op once the credential exists.' }),
+    ),
+    gracePeriodDays: Type.Optional(
+      Int32({ minimum: 0, description: 'Days the superseded credential stays valid. Accepted, not implemented yet.' }),
+    ),
+    intervalDays: Type.Optional(
+      Int32({ minimum: 1, description: 'Scheduled rotation cadence in days. Accepted, not implemented yet.' }),
+    ),
+    preRotationDays: Type.Optional(
+      Int32({ minimum: 0, description: 'Days before expiry a replacement is minted. Accepted, not implemented yet.' }),
+    ),
+    reMint: Type.Optional(
+      Type.Boolean({ description: 'Discard the current credential and mint a fresh one, once per spec generation.' }),
+    ),
+    target: StringEnum(ROTATION_TARGETS, { description: 'Credential to rotate (only adminApplicationCredential).' }),
+  },
+  { description: 'Desired state of a CredentialRotation.' },
+);
+
+export const CredentialRotationStatus = Type.Object(
+  {
+    conditions: Type.Optional(Conditions('The Ready condition of the rotation.')),
+    lastTriggeredGeneration: Type.Optional(
+      Int64({ description: 'The .metadata.generation whose reMint request was latched (one-shot per generation).' }),
+    ),
+    observedGeneration: Type.Optional(Int64({ description: 'The .metadata.generation last reconciled.' })),
+  },
+  { description: 'Observed state of a CredentialRotation.' },
+);
+
+export const CredentialRotation = Type.Object(
+  {
+    apiVersion: Type.Optional(Type.String()),
+    kind: Type.Optional(Type.String()),
+    metadata: Type.Optional(OpaqueObject()),
+    spec: Type.Optional(CredentialRotationSpec),
+    status: Type.Optional(CredentialRotationStatus),
+  },
+  { description: 'A one-shot rotation request for a control-plane credential.' },
+);
+
+export const CREDENTIALROTATION = {
+  group: API_GROUP,
+  version: API_VERSION,
+  apiVersion: `${API_GROUP}/${API_VERSION}`,
+  kind: 'CredentialRotation',
+  plural: 'credentialrotations',
+  singular: 'credentialrotation',
+  listKind: 'CredentialRotationList',
+} as const;
+
+export type CredentialRotationSpec = Static<typeof CredentialRotationSpec>;
+export type CredentialRotationStatus = Static<typeof CredentialRotationStatus>;

@@ -1,0 +1,40 @@
+// POST /controlplane/customize: the objects the sync and finalize hooks need besides the
+// ControlPlane and its children (DESIGN §3). Metacontroller caches the answer per parent
+// generation, so it depends on the spec only.
+import type { ControlPlaneParent, CustomizeHookResponse, RelatedResourceRule } from '../api/hooks.js';
+import { isObjectName, stringAt } from '../k8s/read.js';
+import { CLUSTER_SECRET_STORE } from './names.js';
+import { effectiveAdminPasswordRef, isManagedCache, isManagedDatabase, readSpec } from './spec.js';
+import { GVK } from '../k8s/kinds.js';
+
+export function customizeControlPlane(parent: ControlPlaneParent): CustomizeHookResponse {
+  const ns = parent.metadata.namespace;
+  const cp = parent.metadata.name;
+  // Defaults applied as admission would; an invalid spec still relates everything it can name,
+  // so the sync hook sees what it needs to report the problem.
+  const { spec } = readSpec(parent.spec);
+  const rules: RelatedResourceRule[] = [];
+
+  const secretNames = unique([
+    effectiveAdminPasswordRef(spec, cp).name,
+    stringAt(spec, 'korc', 'adminCredential', 'cloudCredentialsRef', 'secretName'),
+  ]);
+  if (secretNames.length > 0) rules.push({ ...GVK.Secret.rule, namespace: ns, names: secretNames });
+
+  rules.push({ ...GVK.ClusterSecretStore.rule, names: [CLUSTER_SECRET_STORE] });
+  rules.push({ ...GVK.ControlPlane.rule, namespace: ns });
+  rules.push({ ...GVK.CredentialRotation.rule, namespace: ns });
+
+  const mariadb = isManagedDatabase(spec) ? stringAt(spec, 'infrastructure', 'database', 'clusterRef', 'name') : undefined;
+  if (isObjectName(mariadb)) rules.push({ ...GVK.MariaDB.rule, namespace: ns, names: [mariadb] });
+  const memcached = isManagedCache(spec) ? stringAt(spec, 'infrastructure', 'cache', 'clusterRef', 'name') : undefined;
+  if (isObjectName(memcached)) rules.push({ ...GVK.Memcached.rule, namespace: ns, names: [memcached] });
+
+  return { relatedResources: rules };
+}
+
+function unique(names: (string | undefined)[]): string[] {
+  const out: string[] = [];
+  for (const name of names) if (isObjectName(name) && !out.includes(name)) out.push(name);
+  return out;
+}

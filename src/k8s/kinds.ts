@@ -1,0 +1,51 @@
+// The kinds the hooks emit or read: apiVersion and kind as Metacontroller's childResources name
+// them, the plural resource for customize rules and metacontroller/ objects, and the group key
+// Metacontroller uses in `children` / `related` (reference/metacontroller.md §1.4).
+import { CONTROLPLANE } from '../api/controlplane.js';
+import { CREDENTIALROTATION } from '../api/credentialrotation.js';
+
+export interface KindInfo {
+  apiVersion: string;
+  kind: string;
+  resource: string;
+  /** `Kind.group/version`, or `Kind.version` for the core group. */
+  groupKey: string;
+  /** The `apiVersion` + `resource` pair of a customize rule or a childResources entry. */
+  rule: { apiVersion: string; resource: string };
+}
+
+function kind(apiVersion: string, kindName: string, resource: string): KindInfo {
+  return { apiVersion, kind: kindName, resource, groupKey: `${kindName}.${apiVersion}`, rule: { apiVersion, resource } };
+}
+
+export const GVK = {
+  Secret: kind('v1', 'Secret', 'secrets'),
+  MariaDB: kind('k8s.mariadb.com/v1alpha1', 'MariaDB', 'mariadbs'),
+  Memcached: kind('memcached.c5c3.io/v1beta1', 'Memcached', 'memcacheds'),
+  ExternalSecret: kind('external-secrets.io/v1', 'ExternalSecret', 'externalsecrets'),
+  PushSecret: kind('external-secrets.io/v1alpha1', 'PushSecret', 'pushsecrets'),
+  ClusterSecretStore: kind('external-secrets.io/v1', 'ClusterSecretStore', 'clustersecretstores'),
+  Keystone: kind('keystone.openstack.c5c3.io/v1alpha1', 'Keystone', 'keystones'),
+  ApplicationCredential: kind('openstack.k-orc.cloud/v1alpha1', 'ApplicationCredential', 'applicationcredentials'),
+  Service: kind('openstack.k-orc.cloud/v1alpha1', 'Service', 'services'),
+  Endpoint: kind('openstack.k-orc.cloud/v1alpha1', 'Endpoint', 'endpoints'),
+  User: kind('openstack.k-orc.cloud/v1alpha1', 'User', 'users'),
+  Domain: kind('openstack.k-orc.cloud/v1alpha1', 'Domain', 'domains'),
+  ControlPlane: kind(CONTROLPLANE.apiVersion, CONTROLPLANE.kind, CONTROLPLANE.plural),
+  CredentialRotation: kind(CREDENTIALROTATION.apiVersion, CREDENTIALROTATION.kind, CREDENTIALROTATION.plural),
+} as const;
+
+/** Every kind a ControlPlane owns as a child (seed 000 owner table plus the K-ORC imports). */
+export const CONTROLPLANE_CHILD_KINDS: readonly KindInfo[] = [
+  GVK.MariaDB,
+  GVK.Memcached,
+  GVK.ExternalSecret,
+  GVK.Secret,
+  GVK.PushSecret,
+  GVK.Keystone,
+  GVK.ApplicationCredential,
+  GVK.User,
+  GVK.Domain,
+  GVK.Service,
+  GVK.Endpoint,
+];

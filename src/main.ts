@@ -1,0 +1,47 @@
+// Process entry point: configuration from the environment, listen, graceful shutdown.
+import { ConfigError, loadConfig } from './config.js';
+import { buildServer } from './server.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`c5c3-hooks: configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const app = await buildServer({ logLevel: config.logLevel, bodyLimit: config.bodyLimit, tls: config.tls });
+
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    // Not ready first, so the Service stops routing here; then stop accepting, let in-flight
+    // requests finish (fastify answers 503 to new ones while closing), and exit cleanly.
+    app.c5c3.draining = true;
+    app.log.info({ signal, delaySeconds: config.shutdownDelaySeconds }, 'shutting down');
+    if (config.shutdownDelaySeconds > 0) {
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownDelaySeconds * 1000));
+    }
+    try {
+      await app.close();
+      app.log.info('shut down');
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', (signal) => void shutdown(signal));
+  process.once('SIGINT', (signal) => void shutdown(signal));
+
+  await app.listen({ port: config.port, host: config.host });
+}
+
+main().catch((err) => {
+  process.stderr.write(`c5c3-hooks: fatal: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

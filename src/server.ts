@@ -1,0 +1,128 @@
+// buildServer(): the fastify application answering Metacontroller's hook calls.
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import type { ErrorObject } from 'ajv';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { DEFAULT_BODY_LIMIT, type LogLevel } from './config.js';
+import { loggerOptions } from './logger.js';
+import { createMetrics, outcomeOf, type Metrics } from './metrics.js';
+import { formatError } from './api/validate.js';
+import { HOOK_ROUTES, type HookContext } from './routes.js';
+
+export interface ServerOptions {
+  /** Log level for the default JSON logger (ignored when `logger` is given). */
+  logLevel?: LogLevel;
+  /** A ready pino logger (tests pass one writing to a buffer); `false` silences logging. */
+  logger?: pino.Logger | false;
+  /** Largest accepted request body in bytes (default 8 MiB). */
+  bodyLimit?: number;
+  /** Serve HTTPS with this key pair. */
+  tls?: { cert: Buffer | string; key: Buffer | string };
+  /** The clock the hooks read (default: the wall clock). */
+  clock?: () => Date;
+  /** The random source the hooks read (default: crypto.randomBytes). */
+  random?: (bytes: number) => Buffer;
+}
+
+export interface HooksServer extends FastifyInstance {
+  /** Readiness: false once shutdown began, so /readyz answers 503 and endpoints drain. */
+  c5c3: { draining: boolean; metrics: Metrics };
+}
+
+interface ErrorBody {
+  error: string;
+  message: string;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+};
+
+function errorBody(status: number, message: string): ErrorBody {
+  return { error: STATUS_TEXT[status] ?? (status >= 500 ? 'Internal Server Error' : 'Bad Request'), message };
+}
+
+function validationMessage(error: FastifyError): string {
+  const errors = (error.validation ?? []) as ErrorObject[];
+  const context = error.validationContext ?? 'body';
+  const shown = errors.slice(0, 5).map((e) => formatError(context, e));
+  const more = errors.length > shown.length ? ` (and ${errors.length - shown.length} more)` : '';
+  return `invalid request: ${shown.join('; ')}${more}`;
+}
+
+export async function buildServer(options: ServerOptions = {}): Promise<HooksServer> {
+  const logger = options.logger === false ? undefined : (options.logger ?? pino(loggerOptions(options.logLevel ?? 'info')));
+  const fastifyOptions: FastifyServerOptions & { https?: unknown } = {
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: {
+      // Validate exactly what Metacontroller sent: no coercion, no injected defaults, nothing removed.
+      customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: true },
+    },
+  };
+  if (options.tls) fastifyOptions.https = { cert: options.tls.cert, key: options.tls.key };
+
+  const app = Fastify(fastifyOptions) as unknown as HooksServer;
+  const metrics = createMetrics();
+  app.decorate('c5c3', { draining: false, metrics });
+
+  const context: HookContext = {
+    clock: options.clock ?? (() => new Date()),
+    random: options.random ?? randomBytes,
+  };
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.validation) {
+      return reply.code(400).send(errorBody(400, validationMessage(error)));
+    }
+    const status = error.statusCode ?? 500;
+    if (status === 415) {
+      const type = String(request.headers['content-type'] ?? 'none');
+      return reply.code(415).send(errorBody(415, `unsupported content-type "${type}": hooks take application/json`));
+    }
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send(errorBody(status, error.message));
+    }
+    // Our own fault: log it (never the body), answer without detail.
+    request.log.error({ err: error }, 'hook failed');
+    return reply.code(500).send(errorBody(500, 'internal error while computing the hook response; see the server log'));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(404, `no route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  app.addHook('onResponse', async (request, reply) => {
+    const hook = (request.routeOptions.config as { hook?: string } | undefined)?.hook;
+    if (hook) metrics.hookDuration.observe({ hook, outcome: outcomeOf(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) =>
+    app.c5c3.draining ? reply.code(503).send({ status: 'shutting down' }) : { status: 'ok' },
+  );
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
+
+  for (const route of HOOK_ROUTES) {
+    app.post(
+      route.path,
+      { schema: { body: route.body as TSchema }, config: { hook: route.hook } },
+      async (request) => route.handle(request.body as never, context),
+    );
+  }
+
+  return app;
+}

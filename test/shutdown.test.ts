@@ -1,0 +1,64 @@
+// The built server as a process: SIGTERM during an in-flight request lets it finish, refuses
+// new connections, and exits 0. (`npm test` builds first: see the pretest script.)
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { REPO_ROOT, exampleControlPlane } from './support/shared.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+t.test('SIGTERM: in-flight requests complete, new ones are refused, exit code 0', async (t) => {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  t.teardown(() => child.kill('SIGKILL'));
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', () => reject(new Error(`server exited early: ${output}`)));
+  });
+
+  const body = Buffer.from(JSON.stringify({ controller: {}, parent: exampleControlPlane('controlplane-full-managed.yaml') }));
+  const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/controlplane/customize', headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.write(body.subarray(0, 100));
+    setTimeout(() => req.end(body.subarray(100)), 600);
+  });
+
+  await sleep(200); // the request is in flight: headers and part of the body are in
+  child.kill('SIGTERM');
+  await sleep(200);
+  const refused = await new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(true));
+  });
+  t.ok(refused, 'a new connection is refused once shutdown began');
+
+  const res = await response;
+  t.equal(res.status, 200, 'the in-flight request completed');
+  t.match(JSON.parse(res.text), { relatedResources: Array });
+  const [code] = await exited;
+  t.equal(code, 0, 'exit code 0');
+  t.match(output, /shutting down/);
+});
