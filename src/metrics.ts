@@ -1,6 +1,6 @@
 // Prometheus metrics: Node defaults plus one histogram of hook request durations, labelled by
 // hook and outcome only (no per-object labels: the series count does not grow with the fleet).
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 export const HOOK_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -12,9 +12,16 @@ export function outcomeOf(statusCode: number): Outcome {
   return 'success';
 }
 
+/** The seed's fixed bucket contract for sub-reconciler durations (0.01 … 30 s). */
+export const STAGE_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
 export interface Metrics {
   registry: Registry;
   hookDuration: Histogram<'hook' | 'outcome'>;
+  /** Seed: c5c3_operator_reconcile_duration_seconds{sub_reconciler}. */
+  stageDuration: Histogram<'sub_reconciler'>;
+  /** Seed: c5c3_operator_reconcile_errors_total{sub_reconciler,condition_type}; counts failed stages. */
+  stageErrors: Counter<'sub_reconciler' | 'condition_type'>;
 }
 
 export function createMetrics(): Metrics {
@@ -27,5 +34,18 @@ export function createMetrics(): Metrics {
     buckets: HOOK_DURATION_BUCKETS,
     registers: [registry],
   });
-  return { registry, hookDuration };
+  const stageDuration = new Histogram({
+    name: 'c5c3_operator_reconcile_duration_seconds',
+    help: 'Duration of each ControlPlane sync stage (sub-reconciler).',
+    labelNames: ['sub_reconciler'] as const,
+    buckets: STAGE_DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const stageErrors = new Counter({
+    name: 'c5c3_operator_reconcile_errors_total',
+    help: 'ControlPlane sync stages that failed (the seed error returns), by stage and condition type.',
+    labelNames: ['sub_reconciler', 'condition_type'] as const,
+    registers: [registry],
+  });
+  return { registry, hookDuration, stageDuration, stageErrors };
 }

@@ -2,6 +2,7 @@
 // Later hooks (sync, finalize) are added here as they are implemented.
 import type { TSchema } from '@sinclair/typebox';
 import {
+  CompositeHookRequest,
   ControlPlaneParent,
   CredentialRotationParent,
   CustomizeHookRequest,
@@ -9,12 +10,16 @@ import {
   type CredentialRotationParent as CredentialRotationParentT,
 } from './api/hooks.js';
 import { customizeControlPlane } from './controlplane/customize.js';
+import { syncControlPlane, type SyncRequest } from './controlplane/sync.js';
+import type { StageTrace } from './controlplane/pipeline.js';
 import { customizeCredentialRotation } from './credentialrotation/customize.js';
 
 /** What a hook may read besides the request: injected so every answer is reproducible. */
 export interface HookContext {
   clock: () => Date;
   random: (bytes: number) => Buffer;
+  /** Receives per-stage measurements of the sync pipeline (metrics). */
+  onStage?: (trace: StageTrace) => void;
 }
 
 export interface HookRoute {
@@ -32,6 +37,9 @@ function route<B>(path: string, body: TSchema, handle: (body: B, context: HookCo
 }
 
 export const HOOK_ROUTES: readonly HookRoute[] = [
+  route<SyncRequest>('/controlplane/sync', CompositeHookRequest(ControlPlaneParent), (body, context) =>
+    syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage }),
+  ),
   route<{ parent: ControlPlaneParentT }>(
     '/controlplane/customize',
     CustomizeHookRequest(ControlPlaneParent),

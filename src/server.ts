@@ -80,6 +80,12 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   const context: HookContext = {
     clock: options.clock ?? (() => new Date()),
     random: options.random ?? randomBytes,
+    onStage: (trace) => {
+      metrics.stageDuration.observe({ sub_reconciler: trace.name }, trace.seconds);
+      if (trace.outcome === 'failed') {
+        metrics.stageErrors.inc({ sub_reconciler: trace.name, condition_type: trace.conditionType });
+      }
+    },
   };
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -1,0 +1,49 @@
+// ExternalSecret children (external-secrets.io/v1) reading OpenBao through the ClusterSecretStore.
+import { GVK } from '../k8s/kinds.js';
+import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
+import { isReady } from '../k8s/observed.js';
+import { findCondition } from '../k8s/conditions.js';
+import { child, type ChildMeta } from './children.js';
+import { CLUSTER_SECRET_STORE } from './names.js';
+import type { ControlPlaneRef } from './stage.js';
+
+export const EXTERNAL_SECRET_REFRESH = '1h';
+
+export interface RemoteValue {
+  secretKey: string;
+  key: string;
+  property: string;
+}
+
+/** An ExternalSecret materialising the Secret of the same name, owned by ESO (creationPolicy Owner). */
+export function externalSecret(cp: ControlPlaneRef, name: string, data: RemoteValue[], meta: ChildMeta = {}): KubeObject {
+  return child(
+    GVK.ExternalSecret,
+    cp,
+    name,
+    {
+      spec: {
+        refreshInterval: EXTERNAL_SECRET_REFRESH,
+        secretStoreRef: { kind: 'ClusterSecretStore', name: CLUSTER_SECRET_STORE },
+        target: { name, creationPolicy: 'Owner' },
+        data: data.map((d) => ({ secretKey: d.secretKey, remoteRef: { key: d.key, property: d.property } })),
+      },
+    },
+    meta,
+  );
+}
+
+/** The OpenBao-backed ClusterSecretStore is Ready (absent counts as not ready). */
+export function secretStoreReady(related: ObjectIndex): boolean {
+  return isReady(related.get(GVK.ClusterSecretStore, undefined, CLUSTER_SECRET_STORE));
+}
+
+/** Why an ExternalSecret is not Ready, for a condition message (ESO's own words when present). */
+export function externalSecretWaitDetail(name: string, observed: KubeObject | undefined): string {
+  if (!observed) return `ExternalSecret ${name} is being created`;
+  if (observed.metadata.deletionTimestamp) return `ExternalSecret ${name} is being deleted`;
+  const ready = findCondition(observed, 'Ready');
+  const detail = typeof ready?.message === 'string' && ready.message ? `: ${ready.message}` : '';
+  const reason = typeof ready?.reason === 'string' ? ` (${ready.reason})` : '';
+  return `ExternalSecret ${name} has not synced yet${reason}${detail}`;
+}

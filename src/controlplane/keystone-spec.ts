@@ -1,0 +1,90 @@
+// The projection of a ControlPlane spec onto the Keystone CR's spec (seed: reconcileKeystone).
+import type { ControlPlaneSpec } from '../api/controlplane.js';
+import { isManagedDatabase, effectiveAdminPasswordRef } from './spec.js';
+import { childNames } from './names.js';
+import { sortedMap } from './children.js';
+
+export const KEYSTONE_IMAGE_REPOSITORY = 'ghcr.io/c5c3/keystone';
+export const WEEKLY_CRON = '0 0 * * 0';
+export const DAILY_CRON = '0 0 * * *';
+
+const UNIT_SECONDS: Record<string, number> = { h: 3600, m: 60, s: 1 };
+
+/**
+ * rotationInterval → cron (seed intervalToCron): 168h is weekly (`0 0 * * 0`); any other
+ * positive whole number of days is daily (`0 0 * * *`). Accepts what the CRD's CEL rule accepts:
+ * whole h/m/s components (24h, 1440m, 24h0m0s). Returns undefined for anything else.
+ */
+export function intervalToCron(interval: string): string | undefined {
+  if (!/^([0-9]+(h|m|s))+$/.test(interval) || interval.length > 32) return undefined;
+  let seconds = 0;
+  for (const [, amount, unit] of interval.matchAll(/([0-9]+)(h|m|s)/g)) seconds += Number(amount) * UNIT_SECONDS[unit!]!;
+  if (seconds <= 0 || seconds % 86400 !== 0) return undefined;
+  return seconds === 7 * 86400 ? WEEKLY_CRON : DAILY_CRON;
+}
+
+/** Global oslo.policy rules merged with Keystone's own; Keystone's win (seed MergePolicies). */
+export function mergePolicies(spec: ControlPlaneSpec): Record<string, unknown> | undefined {
+  const global = spec.global;
+  const own = spec.services.keystone.policyOverrides;
+  const rules = sortedMap({ ...(global?.rules ?? {}), ...(own?.rules ?? {}) });
+  const configMapRef = own?.configMapRef ?? global?.configMapRef;
+  const out: Record<string, unknown> = {};
+  if (configMapRef) out.configMapRef = { name: configMapRef.name ?? '' };
+  if (Object.keys(rules).length > 0) out.rules = rules;
+  // The Keystone CRD refuses a policyOverrides without rules or a ConfigMap: omit it then.
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The public identity URL: publicEndpoint, else https://{gateway.hostname}/v3, else unset. */
+export function publicEndpoint(spec: ControlPlaneSpec): string | undefined {
+  const keystone = spec.services.keystone;
+  if (keystone.publicEndpoint) return keystone.publicEndpoint;
+  if (keystone.gateway) return `https://${keystone.gateway.hostname}/v3`;
+  return undefined;
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The Keystone spec; `rotationCron` is intervalToCron's result (validated by the caller). */
+export function keystoneSpec(spec: ControlPlaneSpec, cp: string, rotationCron: string | undefined): Record<string, unknown> {
+  const keystone = spec.services.keystone;
+  const db = spec.infrastructure!.database!;
+  const cache = spec.infrastructure!.cache!;
+  const database = withoutUndefined({
+    clusterRef: db.clusterRef ? { name: db.clusterRef.name ?? '' } : undefined,
+    host: db.host,
+    port: db.port,
+    database: db.database,
+    secretRef: isManagedDatabase(spec)
+      ? { name: childNames(cp).dbCredentials, key: 'password' }
+      : withoutUndefined({ name: db.secretRef!.name, key: db.secretRef!.key }),
+    tls: db.tls,
+  });
+  const cacheSpec = withoutUndefined({
+    clusterRef: cache.clusterRef ? { name: cache.clusterRef.name ?? '' } : undefined,
+    servers: cache.servers,
+    backend: cache.backend,
+    replicas: cache.replicas,
+  });
+  const adminRef = effectiveAdminPasswordRef(spec, cp);
+  return withoutUndefined({
+    replicas: keystone.replicas,
+    image: keystone.image
+      ? { repository: keystone.image.repository, tag: keystone.image.tag }
+      : { repository: KEYSTONE_IMAGE_REPOSITORY, tag: spec.openStackRelease },
+    database,
+    cache: cacheSpec,
+    bootstrap: withoutUndefined({
+      adminPasswordSecretRef: { name: adminRef.name!, key: adminRef.key },
+      region: spec.region,
+      publicEndpoint: publicEndpoint(spec),
+    }),
+    fernet: rotationCron ? { rotationSchedule: rotationCron } : undefined,
+    credentialKeys: rotationCron ? { rotationSchedule: rotationCron } : undefined,
+    gateway: keystone.gateway,
+    policyOverrides: mergePolicies(spec),
+  });
+}

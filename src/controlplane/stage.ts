@@ -1,0 +1,67 @@
+// The contract every stage of the sync pipeline fulfils (DESIGN §2): a pure function of the
+// request, the clock and the conditions already decided in this pass.
+import type { ControlPlaneSpec } from '../api/controlplane.js';
+import type { Condition, ConditionDecision } from '../k8s/conditions.js';
+import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
+
+/** The parent as the stages see it. */
+export interface ControlPlaneRef {
+  name: string;
+  namespace: string;
+  uid: string;
+  generation: number;
+}
+
+export interface StageInput {
+  cp: ControlPlaneRef;
+  /** The spec with schema defaults applied. */
+  spec: ControlPlaneSpec;
+  /** Schema violations of the spec, each `spec.<path>: problem`. */
+  specErrors: string[];
+  /** Observed children (owned by this ControlPlane). */
+  children: ObjectIndex;
+  /** Related objects (customize). */
+  related: ObjectIndex;
+  /** Conditions decided earlier in this pass, by type. */
+  decided: ReadonlyMap<string, Condition>;
+  /** The previous status' conditions, by type. */
+  previous: ReadonlyMap<string, Condition>;
+  now: Date;
+  random: (bytes: number) => Buffer;
+}
+
+export type StageOutcome =
+  /** The seed's zero result: the chain continues. */
+  | { kind: 'complete' }
+  /** The seed's requeue: the chain stops here and asks to be called again. */
+  | { kind: 'waiting'; requeueSeconds: number }
+  /** The seed's error return: the desired state cannot be built from this input. */
+  | { kind: 'failed'; requeueSeconds: number };
+
+export interface StageResult {
+  condition: ConditionDecision;
+  outcome: StageOutcome;
+  /** Children this stage desires; observed children it leaves out are kept as they are. */
+  children: KubeObject[];
+  /**
+   * Observed children this stage deliberately lets Metacontroller delete (identities). Only the
+   * re-mint of the admin ApplicationCredential does this.
+   */
+  releases?: string[];
+}
+
+export interface Stage {
+  /** The seed's sub-reconciler name (metric label `sub_reconciler`). */
+  name: string;
+  /** The one condition the stage owns. */
+  conditionType: string;
+  /** Spec paths the stage reads: a schema error under one of them fails this stage. */
+  reads: string[];
+  /** Seconds to wait before the next pass while this stage is waiting or failed. */
+  interval: number;
+  run(input: StageInput): StageResult;
+}
+
+export const complete = (): StageOutcome => ({ kind: 'complete' });
+export const waiting = (requeueSeconds: number): StageOutcome => ({ kind: 'waiting', requeueSeconds });
+export const failed = (requeueSeconds: number): StageOutcome => ({ kind: 'failed', requeueSeconds });

@@ -1,0 +1,57 @@
+// Stage 4, reconcileKeystone → KeystoneReady: the {cp}-keystone Keystone CR, gated on
+// InfrastructureReady.
+import { GVK } from '../../k8s/kinds.js';
+import { isReady } from '../../k8s/observed.js';
+import { CONDITION, REASON, REQUEUE } from '../conditions.js';
+import { child } from '../children.js';
+import { intervalToCron, keystoneSpec } from '../keystone-spec.js';
+import { childNames } from '../names.js';
+import { effectiveAdminPasswordRef } from '../spec.js';
+import { complete, waiting, type Stage, type StageResult } from '../stage.js';
+import { invalidSpec } from './invalid-spec.js';
+import { isObjectName } from '../../k8s/read.js';
+
+export const keystoneStage: Stage = {
+  name: 'Keystone',
+  conditionType: CONDITION.Keystone,
+  reads: ['spec.openStackRelease', 'spec.region', 'spec.services', 'spec.global', 'spec.infrastructure'],
+  interval: REQUEUE.keystone,
+  run(input): StageResult {
+    if (input.decided.get(CONDITION.Infrastructure)?.status !== 'True') {
+      return {
+        condition: { status: 'False', reason: REASON.WaitingForInfrastructure, message: 'Waiting for InfrastructureReady' },
+        outcome: waiting(REQUEUE.keystoneGate),
+        children: [],
+      };
+    }
+    const interval = input.spec.services.keystone.rotationInterval;
+    const cron = interval === undefined ? undefined : intervalToCron(interval);
+    if (interval !== undefined && cron === undefined) {
+      return invalidSpec(
+        [`spec.services.keystone.rotationInterval: "${interval}" is not a positive whole number of days (24h, 48h, 168h, ...)`],
+        REQUEUE.keystone,
+        REASON.InvalidRotationInterval,
+      );
+    }
+    const adminRef = effectiveAdminPasswordRef(input.spec, input.cp.name);
+    if (!isObjectName(adminRef.name)) {
+      return invalidSpec(['spec.korc.adminCredential.passwordSecretRef.name: must be a valid Secret name'], REQUEUE.keystone);
+    }
+    const name = childNames(input.cp.name).keystone;
+    const desired = child(GVK.Keystone, input.cp, name, { spec: keystoneSpec(input.spec, input.cp.name, cron) });
+    const observed = input.children.get(GVK.Keystone, input.cp.namespace, name);
+    if (!isReady(observed)) {
+      const detail = !observed ? 'is being created' : observed.metadata.deletionTimestamp ? 'is being deleted' : 'is not Ready yet';
+      return {
+        condition: { status: 'False', reason: REASON.WaitingForKeystone, message: `Keystone ${name} ${detail}` },
+        outcome: waiting(REQUEUE.keystone),
+        children: [desired],
+      };
+    }
+    return {
+      condition: { status: 'True', reason: REASON.KeystoneReady, message: `Keystone ${name} is Ready` },
+      outcome: complete(),
+      children: [desired],
+    };
+  },
+};

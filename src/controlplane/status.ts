@@ -1,0 +1,65 @@
+// The whole .status of a ControlPlane (Metacontroller replaces it, DESIGN §2): the seven stage
+// conditions (decided this pass, or as they were), the Ready aggregate recomputed on every
+// response, observedGeneration, updatePhase, services and the admin credential. No per-call
+// timestamps: a condition's lastTransitionTime moves only when its status does.
+import type { ControlPlaneSpec } from '../api/controlplane.js';
+import { asCondition, decideCondition, type Condition, type ConditionDecision } from '../k8s/conditions.js';
+import { at, isObject } from '../k8s/read.js';
+import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS } from './conditions.js';
+import type { ControlPlaneRef } from './stage.js';
+
+export function previousConditions(status: unknown): Map<string, Condition> {
+  const out = new Map<string, Condition>();
+  const list = at(status, 'conditions');
+  if (!Array.isArray(list)) return out;
+  for (const raw of list) {
+    const c = asCondition(raw);
+    if (c && !out.has(c.type)) out.set(c.type, c);
+  }
+  return out;
+}
+
+/** Ready aggregate: True/AllReady only when all seven sub-conditions are True. */
+export function readyDecision(conditions: ReadonlyMap<string, Condition>): ConditionDecision {
+  const notReady = SUB_CONDITIONS.filter((t) => conditions.get(t)?.status !== 'True');
+  if (notReady.length === 0) return { status: 'True', reason: REASON.AllReady, message: READY_MESSAGE.all };
+  return { status: 'False', reason: REASON.NotAllReady, message: `${READY_MESSAGE.notAll}: ${notReady.join(', ')}` };
+}
+
+export interface StatusInput {
+  cp: ControlPlaneRef;
+  spec: ControlPlaneSpec;
+  previousStatus: unknown;
+  previous: ReadonlyMap<string, Condition>;
+  /** Conditions decided this pass; every other sub-condition is carried over verbatim. */
+  decided: ReadonlyMap<string, Condition>;
+  now: Date;
+  /** Overrides the Ready aggregate (the duplicate guard). */
+  ready?: ConditionDecision;
+}
+
+export function buildStatus(input: StatusInput): Record<string, unknown> {
+  const current = new Map<string, Condition>();
+  for (const type of SUB_CONDITIONS) {
+    const c = input.decided.get(type) ?? input.previous.get(type);
+    if (c) current.set(type, c);
+  }
+  const ready = decideCondition(
+    CONDITION.Ready,
+    input.ready ?? readyDecision(current),
+    input.previous.get(CONDITION.Ready),
+    input.cp.generation,
+    input.now,
+  );
+  const keystone: Record<string, unknown> = { name: 'keystone', ready: current.get(CONDITION.Keystone)?.status === 'True' };
+  if (typeof input.spec.openStackRelease === 'string') keystone.release = input.spec.openStackRelease;
+  const status: Record<string, unknown> = {
+    conditions: [...current.values(), ready],
+    observedGeneration: input.cp.generation,
+    updatePhase: 'Idle',
+    services: [keystone],
+  };
+  const credential = at(input.previousStatus, 'adminApplicationCredential');
+  if (isObject(credential)) status.adminApplicationCredential = credential;
+  return status;
+}

@@ -1,0 +1,74 @@
+// POST /controlplane/sync: the desired children and the status of one ControlPlane, computed
+// from the request alone (DESIGN §2): duplicate guard, then the stage pipeline.
+import type { CompositeHookResponse, ControlPlaneParent, ObjectMap } from '../api/hooks.js';
+import { ObjectIndex, keepAsIs } from '../k8s/observed.js';
+import { stringAt } from '../k8s/read.js';
+import { assertKeepsObserved } from '../k8s/invariant.js';
+import { REASON, REQUEUE } from './conditions.js';
+import { incumbentOver } from './duplicate-guard.js';
+import { runPipeline, type StageTrace } from './pipeline.js';
+import { readSpec } from './spec.js';
+import { buildStatus, previousConditions } from './status.js';
+import type { ControlPlaneRef } from './stage.js';
+
+export interface SyncRequest {
+  parent: ControlPlaneParent;
+  children: ObjectMap;
+  related?: ObjectMap;
+}
+
+export interface SyncContext {
+  now: Date;
+  random: (bytes: number) => Buffer;
+  /** Receives each stage's measurement (metrics); optional. */
+  onStage?: (trace: StageTrace) => void;
+}
+
+export function syncControlPlane(request: SyncRequest, context: SyncContext): CompositeHookResponse {
+  const parent = request.parent;
+  const cp: ControlPlaneRef = {
+    name: parent.metadata.name,
+    namespace: parent.metadata.namespace,
+    uid: parent.metadata.uid ?? '',
+    generation: parent.metadata.generation ?? 0,
+  };
+  const { spec, errors } = readSpec(parent.spec);
+  const children = new ObjectIndex(request.children);
+  const related = new ObjectIndex(request.related);
+  const previous = previousConditions(parent.status);
+  const statusBase = { cp, spec, previousStatus: parent.status, previous, now: context.now };
+
+  const incumbent = incumbentOver(
+    { name: cp.name, creationTimestamp: stringAt(parent, 'metadata', 'creationTimestamp') ?? '' },
+    cp.namespace,
+    related,
+  );
+  if (incumbent !== undefined) {
+    const kept = children.all().map(keepAsIs);
+    assertKeepsObserved(kept, children, new Set());
+    return {
+      status: buildStatus({
+        ...statusBase,
+        decided: new Map(),
+        ready: {
+          status: 'False',
+          reason: REASON.DuplicateControlPlane,
+          message:
+            `ControlPlane ${incumbent} is the incumbent in namespace ${cp.namespace}: one ControlPlane per ` +
+            `namespace; this one is parked and takes over once ${incumbent} is gone`,
+        },
+      }),
+      children: kept,
+      resyncAfterSeconds: REQUEUE.duplicate,
+    };
+  }
+
+  const result = runPipeline({ cp, spec, specErrors: errors, children, related, previous, now: context.now, random: context.random });
+  for (const trace of result.trace) context.onStage?.(trace);
+  const response: CompositeHookResponse = {
+    status: buildStatus({ ...statusBase, decided: result.decided }),
+    children: result.children,
+  };
+  if (result.resyncAfterSeconds !== undefined) response.resyncAfterSeconds = result.resyncAfterSeconds;
+  return response;
+}

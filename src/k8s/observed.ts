@@ -1,0 +1,96 @@
+// The observed children and related objects of a hook request, indexed by identity.
+// Metacontroller's inner keys differ between hook versions (name vs namespace/name), so the
+// index is built from the objects themselves, never from the keys (DESIGN §1).
+import { isObject, stringAt } from './read.js';
+import type { KindInfo } from './kinds.js';
+import { isConditionTrue } from './conditions.js';
+
+export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
+
+export type KubeObject = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata: Record<string, unknown> & { name: string; namespace?: string };
+};
+
+/** Identity of an object as Metacontroller matches desired to observed: GVK + namespace/name. */
+export function identity(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): string {
+  return `${obj.apiVersion}|${obj.kind}|${obj.metadata.namespace ?? ''}|${obj.metadata.name}`;
+}
+
+export class ObjectIndex {
+  private readonly byId = new Map<string, KubeObject>();
+
+  constructor(map: unknown) {
+    if (!isObject(map)) return;
+    for (const group of Object.values(map)) {
+      if (!isObject(group)) continue;
+      for (const obj of Object.values(group)) {
+        if (isKubeObject(obj)) this.byId.set(identity(obj), obj);
+      }
+    }
+  }
+
+  get(kind: KindInfo, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.byId.get(`${kind.apiVersion}|${kind.kind}|${namespace ?? ''}|${name}`);
+  }
+
+  getById(id: string): KubeObject | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Every object of one kind. */
+  ofKind(kind: KindInfo): KubeObject[] {
+    return [...this.byId.values()].filter((o) => o.apiVersion === kind.apiVersion && o.kind === kind.kind);
+  }
+
+  all(): KubeObject[] {
+    return [...this.byId.values()];
+  }
+}
+
+function isKubeObject(obj: unknown): obj is KubeObject {
+  return (
+    isObject(obj) &&
+    typeof obj.apiVersion === 'string' &&
+    typeof obj.kind === 'string' &&
+    isObject(obj.metadata) &&
+    typeof obj.metadata.name === 'string'
+  );
+}
+
+/** The object as we last applied it (the last-applied annotation), if readable. */
+export function lastApplied(obj: KubeObject): KubeObject | undefined {
+  const raw = stringAt(obj, 'metadata', 'annotations', LAST_APPLIED_ANNOTATION);
+  if (raw === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return isKubeObject(parsed) && identity(parsed) === identity(obj) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What to return for an observed child that must stay exactly as it is: its last-applied
+ * content, or (no readable annotation) just its identity, which changes nothing on the live
+ * object because a merge without last-applied never removes a field.
+ */
+export function keepAsIs(obj: KubeObject): KubeObject {
+  return (
+    lastApplied(obj) ?? {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      metadata: { name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) },
+    }
+  );
+}
+
+export function isTerminating(obj: unknown): boolean {
+  return stringAt(obj, 'metadata', 'deletionTimestamp') !== undefined;
+}
+
+/** Ready=True and not being deleted (a Terminating child never counts as healthy). */
+export function isReady(obj: unknown): boolean {
+  return obj !== undefined && !isTerminating(obj) && isConditionTrue(obj, 'Ready');
+}
