@@ -1,0 +1,73 @@
+// Every child the sync hook emits validates against its upstream CRD in ../shared/crds
+// (structural schema with defaults, and the CRD's CEL rules).
+import t from 'tap';
+import { testServer } from './support/server.js';
+import { converge, managedCP } from './support/sync.js';
+import { admission } from './support/crd.js';
+import { upstreamSchema, type Obj } from './support/shared.js';
+
+const CRD_FILES: Record<string, string> = {
+  'k8s.mariadb.com/v1alpha1 MariaDB': 'k8s.mariadb.com/mariadbs.yaml',
+  'memcached.c5c3.io/v1beta1 Memcached': 'memcached.c5c3.io/memcacheds.yaml',
+  'external-secrets.io/v1 ExternalSecret': 'external-secrets.io/externalsecrets.yaml',
+  'external-secrets.io/v1alpha1 PushSecret': 'external-secrets.io/pushsecrets.yaml',
+  'keystone.openstack.c5c3.io/v1alpha1 Keystone': 'keystone.openstack.c5c3.io/keystones.yaml',
+  'openstack.k-orc.cloud/v1alpha1 ApplicationCredential': 'openstack.k-orc.cloud/applicationcredentials.yaml',
+  'openstack.k-orc.cloud/v1alpha1 User': 'openstack.k-orc.cloud/users.yaml',
+  'openstack.k-orc.cloud/v1alpha1 Domain': 'openstack.k-orc.cloud/domains.yaml',
+  'openstack.k-orc.cloud/v1alpha1 Service': 'openstack.k-orc.cloud/services.yaml',
+  'openstack.k-orc.cloud/v1alpha1 Endpoint': 'openstack.k-orc.cloud/endpoints.yaml',
+};
+const admitters = new Map<string, ReturnType<typeof admission>>();
+function admit(child: Obj) {
+  const key = `${child.apiVersion} ${child.kind}`;
+  const file = CRD_FILES[key];
+  if (!file) return undefined;
+  if (!admitters.has(key)) admitters.set(key, admission(upstreamSchema(file, child.apiVersion.split('/')[1])));
+  return admitters.get(key)!(child);
+}
+
+function variants(): [string, Obj][] {
+  const managed = managedCP();
+  const brownfield = managedCP();
+  brownfield.spec.infrastructure = {
+    database: { host: 'db.example.com', port: 3306, database: 'keystone', secretRef: { name: 'keystone-db', key: 'password' }, tls: { enabled: true, mode: 'verify-full', caBundleSecretRef: { name: 'ca' }, clientCertSecretRef: { name: 'client' } } },
+    cache: { servers: ['mc-0:11211', 'mc-1:11211'], backend: 'dogpile.cache.pymemcache' },
+  };
+  const full = managedCP();
+  full.spec.services.keystone = {
+    replicas: 2,
+    image: { repository: 'registry.example.com/keystone', tag: 'x' },
+    policyOverrides: { rules: { 'identity:get_user': 'role:reader' }, configMapRef: { name: 'policies' } },
+    rotationInterval: '168h',
+    gateway: { parentRef: { name: 'gw', namespace: 'gateways', sectionName: 'https' }, hostname: 'keystone.example.com', path: '/', annotations: { a: 'b' } },
+    publicEndpoint: 'https://keystone.example.com:8443/v3',
+  };
+  return [['managed', managed], ['brownfield with TLS', brownfield], ['every optional Keystone field', full]];
+}
+
+t.test('every emitted child validates against its upstream CRD', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const seen = new Set<string>();
+  for (const [name, cp] of variants()) {
+    const world = await converge(app, cp);
+    for (const child of world.response.children) {
+      const result = admit(child);
+      if (!result) {
+        t.equal(child.kind, 'Secret', `${name}: ${child.kind} is a core kind`);
+        continue;
+      }
+      seen.add(child.kind);
+      t.same(result.errors, [], `${name}: ${child.kind} ${child.metadata.name}`);
+    }
+  }
+  t.ok(['MariaDB', 'Memcached', 'ExternalSecret', 'Keystone'].every((k) => seen.has(k)), `kinds covered: ${[...seen].join(', ')}`);
+});
+
+t.test('the validator catches a child the CRD refuses', async (t) => {
+  const bad = { apiVersion: 'keystone.openstack.c5c3.io/v1alpha1', kind: 'Keystone', metadata: { name: 'x' }, spec: { policyOverrides: {} } };
+  t.ok(admit(bad)!.errors.length > 0);
+  const mariadb = { apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'MariaDB', metadata: { name: 'x' }, spec: { replicas: 2, storage: { size: '1Gi' } } };
+  t.match(admit(mariadb)!.errors.join(), /odd|replicas/i, 'even replicas are refused by the CEL rule');
+});
