@@ -89,6 +89,17 @@ t.test('a spec error in a later stage keeps everything; an unreadable spec keeps
   }
 });
 
+t.test('a schema error read only by a later stage does not stop the earlier ones', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const cp = managedCP();
+  cp.spec.korc.adminCredential.applicationCredential.rotation.mode = 'Weekly';
+  const world = await converge(app, cp);
+  for (const type of SUB_CONDITIONS.slice(0, 4)) t.match(conditionOf(world.response.status, type), { status: 'True' }, `${type} True`);
+  t.notOk((world.response.status.conditions as Obj[]).some((c) => c.reason === 'InvalidSpec'), 'blamed on the K-ORC stage, not reached yet');
+  t.match(conditionOf(world.response.status, 'Ready'), { status: 'False' });
+});
+
 t.test('Ready aggregation: AllReady only with all seven True; a stale Ready=True is recomputed', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
