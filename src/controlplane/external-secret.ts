@@ -2,7 +2,6 @@
 import { GVK } from '../k8s/kinds.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
 import { isReady } from '../k8s/observed.js';
-import { findCondition } from '../k8s/conditions.js';
 import { child, type ChildMeta } from './children.js';
 import { CLUSTER_SECRET_STORE } from './names.js';
 import type { ControlPlaneRef } from './stage.js';
@@ -38,12 +37,3 @@ export function secretStoreReady(related: ObjectIndex): boolean {
   return isReady(related.get(GVK.ClusterSecretStore, undefined, CLUSTER_SECRET_STORE));
 }
 
-/** Why an ExternalSecret is not Ready, for a condition message (ESO's own words when present). */
-export function externalSecretWaitDetail(name: string, observed: KubeObject | undefined): string {
-  if (!observed) return `ExternalSecret ${name} is being created`;
-  if (observed.metadata.deletionTimestamp) return `ExternalSecret ${name} is being deleted`;
-  const ready = findCondition(observed, 'Ready');
-  const detail = typeof ready?.message === 'string' && ready.message ? `: ${ready.message}` : '';
-  const reason = typeof ready?.reason === 'string' ? ` (${ready.reason})` : '';
-  return `ExternalSecret ${name} has not synced yet${reason}${detail}`;
-}

@@ -3,7 +3,7 @@
 // index is built from the objects themselves, never from the keys (DESIGN §1).
 import { isObject, stringAt } from './read.js';
 import type { KindInfo } from './kinds.js';
-import { isConditionTrue } from './conditions.js';
+import { findCondition, isConditionTrue } from './conditions.js';
 
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -93,4 +93,14 @@ export function isTerminating(obj: unknown): boolean {
 /** Ready=True and not being deleted (a Terminating child never counts as healthy). */
 export function isReady(obj: unknown): boolean {
   return obj !== undefined && !isTerminating(obj) && isConditionTrue(obj, 'Ready');
+}
+
+/** Why a child is not ready, for condition messages: absent, being deleted, or its own words. */
+export function notReadyDetail(label: string, obj: KubeObject | undefined): string {
+  if (!obj) return `${label} is being created`;
+  if (isTerminating(obj)) return `${label} is being deleted`;
+  const ready = findCondition(obj, 'Ready');
+  const reason = typeof ready?.reason === 'string' && ready.reason ? ` (${ready.reason})` : '';
+  const message = typeof ready?.message === 'string' && ready.message ? `: ${ready.message}` : '';
+  return `${label} is not Ready yet${reason}${message}`;
 }

@@ -40,6 +40,6 @@ export async function converge(
 
 export const managedCP = () => exampleControlPlane('controlplane-full-managed.yaml');
 
-export const conditionOf = (status: Obj, type: string) => (status.conditions as Obj[]).find((c) => c.type === type);
+export const conditionOf = (status: Obj, type: string): Obj => (status.conditions as Obj[]).find((c) => c.type === type) as Obj;
 
 export const ids = (objects: Obj[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();

@@ -3,7 +3,7 @@
 // provisions nothing. A same-named object that exists without our controller reference is
 // adopted: read from `related`, never emitted (DESIGN §4.6).
 import { GVK } from '../../k8s/kinds.js';
-import { isReady, type KubeObject } from '../../k8s/observed.js';
+import { isReady, notReadyDetail, type KubeObject } from '../../k8s/observed.js';
 import { at, isObject, isObjectName, stringAt } from '../../k8s/read.js';
 import { CONDITION, REASON, REQUEUE } from '../conditions.js';
 import { child } from '../children.js';
@@ -16,6 +16,8 @@ export const MARIADB_STORAGE_SIZE = '100Gi';
 
 interface Backing {
   label: string;
+  /** The seed's reason while this backing service is not Ready. */
+  waitingReason: string;
   name: string;
   /** The object whose readiness counts: our child, or the adopted pre-existing one. */
   observed: KubeObject | undefined;
@@ -26,29 +28,23 @@ function mariadb(input: StageInput, name: string): Backing {
   const owned = input.children.get(GVK.MariaDB, input.cp.namespace, name);
   if (!owned) {
     const adopted = input.related.get(GVK.MariaDB, input.cp.namespace, name);
-    if (adopted) return { label: `MariaDB ${name}`, name, observed: adopted, desired: undefined };
+    if (adopted) return { label: `MariaDB ${name}`, waitingReason: REASON.WaitingForDatabase, name, observed: adopted, desired: undefined };
   }
   const size = stringAt(owned, 'spec', 'storage', 'size') ?? MARIADB_STORAGE_SIZE;
   const desired = child(GVK.MariaDB, input.cp, name, {
     spec: { replicas: MARIADB_REPLICAS, galera: { enabled: true }, storage: { size } },
   });
-  return { label: `MariaDB ${name}`, name, observed: owned, desired };
+  return { label: `MariaDB ${name}`, waitingReason: REASON.WaitingForDatabase, name, observed: owned, desired };
 }
 
 function memcached(input: StageInput, name: string, replicas: number): Backing {
   const owned = input.children.get(GVK.Memcached, input.cp.namespace, name);
   if (!owned) {
     const adopted = input.related.get(GVK.Memcached, input.cp.namespace, name);
-    if (adopted) return { label: `Memcached ${name}`, name, observed: adopted, desired: undefined };
+    if (adopted) return { label: `Memcached ${name}`, waitingReason: REASON.WaitingForCache, name, observed: adopted, desired: undefined };
   }
   const desired = child(GVK.Memcached, input.cp, name, { spec: { replicas } });
-  return { label: `Memcached ${name}`, name, observed: owned, desired };
-}
-
-function notReadyDetail(b: Backing): string {
-  if (!b.observed) return `${b.label} is being created`;
-  if (b.observed.metadata.deletionTimestamp) return `${b.label} is being deleted`;
-  return `${b.label} is not Ready yet`;
+  return { label: `Memcached ${name}`, waitingReason: REASON.WaitingForCache, name, observed: owned, desired };
 }
 
 function modeErrors(spec: unknown): string[] {
@@ -97,9 +93,12 @@ export const infrastructureStage: Stage = {
           : `${backing.map((b) => b.label).join(' and ')} Ready`;
       return { condition: { status: 'True', reason: REASON.InfrastructureReady, message }, outcome: complete(), children };
     }
-    const reason = notReady[0]!.label.startsWith('MariaDB') ? REASON.WaitingForDatabase : REASON.WaitingForCache;
     return {
-      condition: { status: 'False', reason, message: notReady.map(notReadyDetail).join('; ') },
+      condition: {
+        status: 'False',
+        reason: notReady[0]!.waitingReason,
+        message: notReady.map((b) => notReadyDetail(b.label, b.observed)).join('; '),
+      },
       outcome: waiting(REQUEUE.infra),
       children,
     };

@@ -1,7 +1,7 @@
 // Stage 4, reconcileKeystone → KeystoneReady: the {cp}-keystone Keystone CR, gated on
 // InfrastructureReady.
 import { GVK } from '../../k8s/kinds.js';
-import { isReady } from '../../k8s/observed.js';
+import { isReady, notReadyDetail } from '../../k8s/observed.js';
 import { CONDITION, REASON, REQUEUE } from '../conditions.js';
 import { child } from '../children.js';
 import { intervalToCron, keystoneSpec } from '../keystone-spec.js';
@@ -41,9 +41,8 @@ export const keystoneStage: Stage = {
     const desired = child(GVK.Keystone, input.cp, name, { spec: keystoneSpec(input.spec, input.cp.name, cron) });
     const observed = input.children.get(GVK.Keystone, input.cp.namespace, name);
     if (!isReady(observed)) {
-      const detail = !observed ? 'is being created' : observed.metadata.deletionTimestamp ? 'is being deleted' : 'is not Ready yet';
       return {
-        condition: { status: 'False', reason: REASON.WaitingForKeystone, message: `Keystone ${name} ${detail}` },
+        condition: { status: 'False', reason: REASON.WaitingForKeystone, message: notReadyDetail(`Keystone ${name}`, observed) },
         outcome: waiting(REQUEUE.keystone),
         children: [desired],
       };

@@ -2,9 +2,9 @@
 // brownfield is a no-op True; managed checks the ClusterSecretStore first, projects one
 // per-ControlPlane ExternalSecret, and waits for it to sync.
 import { GVK } from '../../k8s/kinds.js';
-import { isReady } from '../../k8s/observed.js';
+import { isReady, notReadyDetail } from '../../k8s/observed.js';
 import { REASON } from '../conditions.js';
-import { externalSecret, externalSecretWaitDetail, secretStoreReady, type RemoteValue } from '../external-secret.js';
+import { externalSecret, secretStoreReady, type RemoteValue } from '../external-secret.js';
 import { CLUSTER_SECRET_STORE } from '../names.js';
 import { isManagedDatabase } from '../spec.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
@@ -56,7 +56,7 @@ export function projectedCredentialStage(p: ProjectedCredential): Stage {
       const observed = input.children.get(GVK.ExternalSecret, input.cp.namespace, name);
       if (!isReady(observed)) {
         return {
-          condition: { status: 'False', reason: p.waitingReason, message: externalSecretWaitDetail(name, observed) },
+          condition: { status: 'False', reason: p.waitingReason, message: notReadyDetail(`ExternalSecret ${name}`, observed) },
           outcome: waiting(p.requeueSeconds),
           children: [desired],
         };
