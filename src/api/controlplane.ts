@@ -14,13 +14,13 @@ import {
   Int32,
   Int64,
   LocalObjectReference,
-  OpaqueObject,
+  CustomResource,
   SecretRef,
   StringEnum,
   StringMap,
   type KubeOptions,
 } from './kube.js';
-import { API_GROUP, API_VERSION } from './group.js';
+import { kindNames } from './group.js';
 
 /** The reference webhook's defaults, named once: the schema, the docs and the tests use them. */
 export const DEFAULTS = {
@@ -370,30 +370,14 @@ export const ControlPlaneStatus = Type.Object(
   { description: 'Observed state of a ControlPlane.' },
 );
 
-export const ControlPlane = Type.Object(
-  {
-    apiVersion: Type.Optional(Type.String()),
-    kind: Type.Optional(Type.String()),
-    metadata: Type.Optional(OpaqueObject()),
-    spec: Type.Optional(ControlPlaneSpec),
-    status: Type.Optional(ControlPlaneStatus),
-  },
-  {
-    description:
-      'A whole Keystone control plane: MariaDB and Memcached, OpenBao-backed credentials, the Keystone CR, ' +
-      'the K-ORC admin application credential and the identity catalog.',
-  },
+export const ControlPlane = CustomResource(
+  ControlPlaneSpec,
+  ControlPlaneStatus,
+  'A whole Keystone control plane: MariaDB and Memcached, OpenBao-backed credentials, the Keystone CR, ' +
+    'the K-ORC admin application credential and the identity catalog.',
 );
 
-export const CONTROLPLANE = {
-  group: API_GROUP,
-  version: API_VERSION,
-  apiVersion: `${API_GROUP}/${API_VERSION}`,
-  kind: 'ControlPlane',
-  plural: 'controlplanes',
-  singular: 'controlplane',
-  listKind: 'ControlPlaneList',
-} as const;
+export const CONTROLPLANE = kindNames('ControlPlane', 'controlplanes');
 
 export type ControlPlaneSpec = Static<typeof ControlPlaneSpec>;
 export type ControlPlaneStatus = Static<typeof ControlPlaneStatus>;

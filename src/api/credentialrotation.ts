@@ -1,8 +1,8 @@
 // The CredentialRotation API (c5c3.io/v1alpha1): single source of truth for its CRD and for the
 // validation of the objects the CredentialRotation hooks receive.
 import { Type, type Static } from '@sinclair/typebox';
-import { Conditions, Int32, Int64, OpaqueObject, StringEnum } from './kube.js';
-import { API_GROUP, API_VERSION } from './group.js';
+import { Conditions, CustomResource, Int32, Int64, StringEnum } from './kube.js';
+import { kindNames } from './group.js';
 
 export const ROTATION_TARGETS = ['adminApplicationCredential'] as const;
 
@@ -39,26 +39,13 @@ export const CredentialRotationStatus = Type.Object(
   { description: 'Observed state of a CredentialRotation.' },
 );
 
-export const CredentialRotation = Type.Object(
-  {
-    apiVersion: Type.Optional(Type.String()),
-    kind: Type.Optional(Type.String()),
-    metadata: Type.Optional(OpaqueObject()),
-    spec: Type.Optional(CredentialRotationSpec),
-    status: Type.Optional(CredentialRotationStatus),
-  },
-  { description: 'A one-shot rotation request for a control-plane credential.' },
+export const CredentialRotation = CustomResource(
+  CredentialRotationSpec,
+  CredentialRotationStatus,
+  'A one-shot rotation request for a control-plane credential.',
 );
 
-export const CREDENTIALROTATION = {
-  group: API_GROUP,
-  version: API_VERSION,
-  apiVersion: `${API_GROUP}/${API_VERSION}`,
-  kind: 'CredentialRotation',
-  plural: 'credentialrotations',
-  singular: 'credentialrotation',
-  listKind: 'CredentialRotationList',
-} as const;
+export const CREDENTIALROTATION = kindNames('CredentialRotation', 'credentialrotations');
 
 export type CredentialRotationSpec = Static<typeof CredentialRotationSpec>;
 export type CredentialRotationStatus = Static<typeof CredentialRotationStatus>;

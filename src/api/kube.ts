@@ -106,4 +106,18 @@ export const LocalObjectReference = (description: string) =>
     { description, 'x-kubernetes-map-type': 'atomic' } as KubeOptions,
   );
 
+/** A top-level custom resource: TypeMeta, free metadata (the API server owns it), spec, status. */
+export function CustomResource<S extends TSchema, T extends TSchema>(spec: S, status: T, description: string) {
+  return Type.Object(
+    {
+      apiVersion: Type.Optional(Type.String()),
+      kind: Type.Optional(Type.String()),
+      metadata: Type.Optional(OpaqueObject()),
+      spec: Type.Optional(spec),
+      status: Type.Optional(status),
+    },
+    { description },
+  );
+}
+
 export type { TSchema };
