@@ -1,13 +1,13 @@
 // Stage 4, reconcileKeystone → KeystoneReady: the {cp}-keystone Keystone CR, gated on
 // InfrastructureReady.
 import { GVK } from '../../k8s/kinds.js';
-import { isReady, notReadyDetail } from '../../k8s/observed.js';
 import { CONDITION, REASON, REQUEUE } from '../conditions.js';
 import { child } from '../children.js';
 import { intervalToCron, keystoneSpec } from '../keystone-spec.js';
 import { childNames } from '../names.js';
 import { effectiveAdminPasswordRef } from '../spec.js';
-import { complete, waiting, type Stage, type StageResult } from '../stage.js';
+import { waiting, type Stage, type StageResult } from '../stage.js';
+import { awaitReady } from './await-ready.js';
 import { invalidSpec } from './invalid-spec.js';
 import { isObjectName } from '../../k8s/read.js';
 
@@ -39,18 +39,14 @@ export const keystoneStage: Stage = {
     }
     const name = childNames(input.cp.name).keystone;
     const desired = child(GVK.Keystone, input.cp, name, { spec: keystoneSpec(input.spec, input.cp.name, cron) });
-    const observed = input.children.get(GVK.Keystone, input.cp.namespace, name);
-    if (!isReady(observed)) {
-      return {
-        condition: { status: 'False', reason: REASON.WaitingForKeystone, message: notReadyDetail(`Keystone ${name}`, observed) },
-        outcome: waiting(REQUEUE.keystone),
-        children: [desired],
-      };
-    }
-    return {
-      condition: { status: 'True', reason: REASON.KeystoneReady, message: `Keystone ${name} is Ready` },
-      outcome: complete(),
-      children: [desired],
-    };
+    return awaitReady({
+      label: `Keystone ${name}`,
+      desired,
+      observed: input.children.get(GVK.Keystone, input.cp.namespace, name),
+      waitingReason: REASON.WaitingForKeystone,
+      readyReason: REASON.KeystoneReady,
+      readyMessage: `Keystone ${name} is Ready`,
+      requeueSeconds: REQUEUE.keystone,
+    });
   },
 };

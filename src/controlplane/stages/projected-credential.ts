@@ -2,12 +2,12 @@
 // brownfield is a no-op True; managed checks the ClusterSecretStore first, projects one
 // per-ControlPlane ExternalSecret, and waits for it to sync.
 import { GVK } from '../../k8s/kinds.js';
-import { isReady, notReadyDetail } from '../../k8s/observed.js';
 import { REASON } from '../conditions.js';
 import { externalSecret, secretStoreReady, type RemoteValue } from '../external-secret.js';
 import { CLUSTER_SECRET_STORE } from '../names.js';
 import { isManagedDatabase } from '../spec.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
+import { awaitReady } from './await-ready.js';
 
 export interface ProjectedCredential {
   name: string;
@@ -52,20 +52,15 @@ export function projectedCredentialStage(p: ProjectedCredential): Stage {
         };
       }
       const name = p.secretName(input);
-      const desired = externalSecret(input.cp, name, p.data(input));
-      const observed = input.children.get(GVK.ExternalSecret, input.cp.namespace, name);
-      if (!isReady(observed)) {
-        return {
-          condition: { status: 'False', reason: p.waitingReason, message: notReadyDetail(`ExternalSecret ${name}`, observed) },
-          outcome: waiting(p.requeueSeconds),
-          children: [desired],
-        };
-      }
-      return {
-        condition: { status: 'True', reason: p.readyReason, message: `ExternalSecret ${name} synced the ${p.what}` },
-        outcome: complete(),
-        children: [desired],
-      };
+      return awaitReady({
+        label: `ExternalSecret ${name}`,
+        desired: externalSecret(input.cp, name, p.data(input)),
+        observed: input.children.get(GVK.ExternalSecret, input.cp.namespace, name),
+        waitingReason: p.waitingReason,
+        readyReason: p.readyReason,
+        readyMessage: `ExternalSecret ${name} synced the ${p.what}`,
+        requeueSeconds: p.requeueSeconds,
+      });
     },
   };
 }
