@@ -1,14 +1,12 @@
 // Every row of seed 000's path tables for stages 1–4, at the HTTP level.
 import t from 'tap';
-import { testServer, FIXED_NOW } from './support/server.js';
+import { testServer } from './support/server.js';
 import { clusterSecretStore, applied, allReady, readyCondition, objectMap } from './support/world.js';
 import { dbCredentialsStage } from '../src/controlplane/stages/db-credentials.js';
 import { adminPasswordStage } from '../src/controlplane/stages/admin-password.js';
-import { sync, converge, managedCP, conditionOf, ids } from './support/sync.js';
+import { sync, converge, managedCP, conditionOf, ids, stageInput } from './support/sync.js';
 import type { Obj } from './support/shared.js';
 import { keystoneStage } from '../src/controlplane/stages/keystone.js';
-import { ObjectIndex } from '../src/k8s/observed.js';
-import { readSpec } from '../src/controlplane/spec.js';
 
 const brownfield = () => {
   const cp = managedCP();
@@ -22,18 +20,6 @@ const brownfield = () => {
 const find = (children: Obj[], kind: string, name?: string) => children.find((c) => c.kind === kind && (!name || c.metadata.name === name));
 const notReady = (): Obj => ({ conditions: [readyCondition(false)] });
 const stageOf = { DBCredentials: dbCredentialsStage, AdminPassword: adminPasswordStage };
-const stageInput = (cp: Obj, children: Obj[], related: Obj[], decided = new Map()) => ({
-  cp: { name: cp.metadata.name, namespace: cp.metadata.namespace, uid: cp.metadata.uid, generation: 1 },
-  spec: readSpec(cp.spec).spec,
-  specErrors: [],
-  children: new ObjectIndex(objectMap(children)),
-  related: new ObjectIndex(objectMap(related)),
-  decided,
-  previous: new Map(),
-  now: FIXED_NOW,
-  random: (n: number) => Buffer.alloc(n),
-});
-
 t.test('Infrastructure: managed MariaDB and Memcached, then WaitingForDatabase', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
@@ -199,7 +185,8 @@ t.test('Keystone: WaitingForKeystone, then KeystoneReady; the projection', async
   const res = await sync(app, world.parent, ready);
   t.match(conditionOf(res.status, 'KeystoneReady'), { status: 'True', reason: 'KeystoneReady' });
   t.same(res.status.services, [{ name: 'keystone', ready: true, release: '2025.2' }]);
-  t.equal(res.resyncAfterSeconds, undefined, 'no resync once every implemented stage is complete');
+  t.match(conditionOf(res.status, 'KORCReady'), { reason: 'WaitingForAdminPassword' }, 'the chain moved on to the K-ORC stage');
+  t.equal(res.resyncAfterSeconds, 10);
 });
 
 t.test('Keystone: image override, brownfield refs, policy merge, rotation, gateway, endpoint', async (t) => {

@@ -50,6 +50,35 @@ export const REASON = {
   KeystoneError: 'KeystoneError',
   WaitingForKeystone: 'WaitingForKeystone',
   KeystoneReady: 'KeystoneReady',
+  // KORC
+  WaitingForAdminPassword: 'WaitingForAdminPassword',
+  AdminPasswordError: 'AdminPasswordError',
+  PasswordCloudError: 'PasswordCloudError',
+  ReMinting: 'ReMinting',
+  ReMintStalled: 'ReMintStalled',
+  ApplicationCredentialError: 'ApplicationCredentialError',
+  SecretError: 'SecretError',
+  ApplicationCredentialFailed: 'ApplicationCredentialFailed',
+  WaitingForApplicationCredential: 'WaitingForApplicationCredential',
+  ApplicationCredentialMinted: 'ApplicationCredentialMinted',
+  // AdminCredential (SecretStoreNotReady and SecretError above)
+  WaitingForKORC: 'WaitingForKORC',
+  WaitingForCredentialID: 'WaitingForCredentialID',
+  WaitingForAppCredentialSecret: 'WaitingForAppCredentialSecret',
+  WaitingForPushSecret: 'WaitingForPushSecret',
+  PushSecretError: 'PushSecretError',
+  CloudsYamlError: 'CloudsYamlError',
+  WaitingForCloudsYaml: 'WaitingForCloudsYaml',
+  WaitingForCloudsYamlSync: 'WaitingForCloudsYamlSync',
+  CloudsYamlSyncStuck: 'CloudsYamlSyncStuck',
+  AdminCredentialReady: 'AdminCredentialReady',
+  // Catalog
+  WaitingForAdminCredential: 'WaitingForAdminCredential',
+  ServiceError: 'ServiceError',
+  EndpointError: 'EndpointError',
+  CatalogFailed: 'CatalogFailed',
+  WaitingForCatalog: 'WaitingForCatalog',
+  CatalogRegistered: 'CatalogRegistered',
 } as const;
 
 /** Requeue intervals in seconds (seed "requeue_intervals.go", DESIGN §9.6). */
@@ -62,6 +91,19 @@ export const REQUEUE = {
   korc: 10,
   duplicate: 30,
 } as const;
+
+/** How long a state may last before its condition escalates (seed: remintStallTimeout, cloudsYamlSyncStuckTimeout). */
+export const TIMEOUT_SECONDS = {
+  reMintStall: 5 * 60,
+  cloudsYamlSyncStuck: 15 * 60,
+} as const;
+
+/** Whole seconds from an RFC 3339 time to `now`; undefined when the time is unreadable. */
+export function secondsSince(time: string | undefined, now: Date): number | undefined {
+  if (time === undefined) return undefined;
+  const then = Date.parse(time);
+  return Number.isNaN(then) ? undefined : Math.floor((now.getTime() - then) / 1000);
+}
 
 export const READY_MESSAGE = {
   all: 'All sub-conditions are ready',

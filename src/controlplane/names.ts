@@ -11,6 +11,31 @@ export const ADMIN_AC_LABEL_VALUE = 'admin-application-credential';
 /** Label on every child: the ControlPlane it belongs to (for people; selection uses controller-uid). */
 export const CONTROLPLANE_LABEL = 'c5c3.io/controlplane';
 
+/** Annotations the K-ORC chain writes and reads. */
+export const ANNOTATION = {
+  /** On the admin AC: SHA-256 hex of the admin password it was minted with (seed 000). */
+  passwordHash: 'forge.c5c3.io/admin-password-hash',
+  /** On the admin AC: SHA-256 hex of the application-credential secret (`value`) it was minted with. */
+  secretHash: 'c5c3.io/secret-sha256',
+  /**
+   * On the app-credential Secret: SHA-256 hex of the last `value` a credential was minted with,
+   * so a value that was already used is never used for a second mint.
+   */
+  mintedSecretHash: 'c5c3.io/minted-secret-sha256',
+  /** On the admin AC: the CredentialRotation requests (`uid/generation`, sorted) its mint honoured. */
+  rotationRequests: 'c5c3.io/rotation-requests',
+  /** On the clouds.yaml ExternalSecret: ESO re-syncs when this value changes. */
+  forceSync: 'external-secrets.io/force-sync',
+} as const;
+
+/** The OpenStack identities the K-ORC imports and the password cloud use. */
+export const OPENSTACK_ADMIN = { user: 'admin', project: 'admin', domain: 'Default' } as const;
+
+/** The in-cluster Keystone URL every clouds.yaml the hooks render uses (DESIGN §9.2). */
+export function keystoneInternalUrl(ns: string, cp: string): string {
+  return `http://${childNames(cp).keystone}.${ns}.svc:5000/v3`;
+}
+
 /** Names of the children and Secrets of the ControlPlane `cp` in namespace `ns`. */
 export function childNames(cp: string) {
   return {

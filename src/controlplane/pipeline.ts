@@ -12,26 +12,19 @@ import { infrastructureStage } from './stages/infrastructure.js';
 import { dbCredentialsStage } from './stages/db-credentials.js';
 import { adminPasswordStage } from './stages/admin-password.js';
 import { keystoneStage } from './stages/keystone.js';
+import { korcStage } from './stages/korc.js';
+import { adminCredentialStage } from './stages/admin-credential.js';
+import { catalogStage } from './stages/catalog.js';
 import { invalidSpec } from './stages/invalid-spec.js';
 
-/** A slot of the table: the seed's sub-reconciler, with its stage once implemented. */
-export interface StageSlot {
-  name: string;
-  conditionType: string;
-  stage?: Stage;
-  /** Spec paths of a stage not implemented yet, so their schema errors are not blamed on another. */
-  reads?: string[];
-}
-
-export const STAGE_TABLE: readonly StageSlot[] = [
-  { name: 'Infrastructure', conditionType: CONDITION.Infrastructure, stage: infrastructureStage },
-  { name: 'DBCredentials', conditionType: CONDITION.DBCredentials, stage: dbCredentialsStage },
-  { name: 'AdminPassword', conditionType: CONDITION.AdminPassword, stage: adminPasswordStage },
-  { name: 'Keystone', conditionType: CONDITION.Keystone, stage: keystoneStage },
-  // Stages 5–7 are not implemented yet: the pipeline treats them as never reached.
-  { name: 'KORC', conditionType: CONDITION.KORC, reads: ['spec.korc'] },
-  { name: 'AdminCredential', conditionType: CONDITION.AdminCredential, reads: ['spec.korc'] },
-  { name: 'Catalog', conditionType: CONDITION.Catalog, reads: ['spec.services.keystone.publicEndpoint'] },
+export const STAGE_TABLE: readonly Stage[] = [
+  infrastructureStage, // gate: none                 → InfrastructureReady
+  dbCredentialsStage, // gate: none                   → DBCredentialsReady
+  adminPasswordStage, // gate: none                   → AdminPasswordReady
+  keystoneStage, // gate: InfrastructureReady          → KeystoneReady
+  korcStage, // gate: admin password readable          → KORCReady
+  adminCredentialStage, // gate: KORCReady             → AdminCredentialReady
+  catalogStage, // gate: AdminCredentialReady          → CatalogReady
 ];
 
 /** Per-stage measurement, for the seed's metrics. */
@@ -51,16 +44,16 @@ export interface PipelineResult {
 }
 
 /** Schema errors that belong to `stage`: under one of its read paths (the first stage takes the rest). */
-function errorsFor(stage: Stage, index: number, errors: string[], table: readonly StageSlot[]): string[] {
+function errorsFor(stage: Stage, index: number, errors: string[], table: readonly Stage[]): string[] {
   const under = (e: string, path: string) => e.startsWith(`${path}.`) || e.startsWith(`${path}:`) || e.startsWith(`${path}[`);
   return errors.filter((e) => {
     if (stage.reads.some((p) => under(e, p))) return true;
     if (index !== 0) return false;
-    return !table.some((slot) => (slot.stage?.reads ?? slot.reads ?? []).some((p) => under(e, p)));
+    return !table.some((other) => other.reads.some((p) => under(e, p)));
   });
 }
 
-export function runPipeline(input: Omit<StageInput, 'decided'>, table: readonly StageSlot[] = STAGE_TABLE): PipelineResult {
+export function runPipeline(input: Omit<StageInput, 'decided'>, table: readonly Stage[] = STAGE_TABLE): PipelineResult {
   const decided = new Map<string, Condition>();
   const desired: KubeObject[] = [];
   const released = new Set<string>();
@@ -68,20 +61,16 @@ export function runPipeline(input: Omit<StageInput, 'decided'>, table: readonly 
   let resyncAfterSeconds: number | undefined;
   let stopped = false;
 
-  table.forEach((slot, index) => {
+  table.forEach((stage, index) => {
     if (stopped) return;
-    if (!slot.stage) {
-      stopped = true; // not implemented: nothing to wait for
-      return;
-    }
     const started = performance.now();
-    const schemaErrors = errorsFor(slot.stage, index, input.specErrors, table);
+    const schemaErrors = errorsFor(stage, index, input.specErrors, table);
     const result: StageResult =
-      schemaErrors.length > 0 ? invalidSpec(schemaErrors, slot.stage.interval) : slot.stage.run({ ...input, decided });
-    trace.push({ name: slot.name, conditionType: slot.conditionType, seconds: (performance.now() - started) / 1000, outcome: result.outcome.kind });
+      schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run({ ...input, decided });
+    trace.push({ name: stage.name, conditionType: stage.conditionType, seconds: (performance.now() - started) / 1000, outcome: result.outcome.kind });
     decided.set(
-      slot.conditionType,
-      decideCondition(slot.conditionType, result.condition, input.previous.get(slot.conditionType), input.cp.generation, input.now),
+      stage.conditionType,
+      decideCondition(stage.conditionType, result.condition, input.previous.get(stage.conditionType), input.cp.generation, input.now),
     );
     desired.push(...result.children);
     for (const id of result.releases ?? []) released.add(id);

@@ -3,6 +3,7 @@
 import type { ControlPlaneSpec } from '../api/controlplane.js';
 import type { Condition, ConditionDecision } from '../k8s/conditions.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
+import type { CredentialStatus } from './korc/credential-status.js';
 
 /** The parent as the stages see it. */
 export interface ControlPlaneRef {
@@ -26,6 +27,8 @@ export interface StageInput {
   decided: ReadonlyMap<string, Condition>;
   /** The previous status' conditions, by type. */
   previous: ReadonlyMap<string, Condition>;
+  /** status.adminApplicationCredential as this response reports it. */
+  credential: CredentialStatus | undefined;
   now: Date;
   random: (bytes: number) => Buffer;
 }

@@ -4,7 +4,8 @@
 // timestamps: a condition's lastTransitionTime moves only when its status does.
 import type { ControlPlaneSpec } from '../api/controlplane.js';
 import { asCondition, decideCondition, type Condition, type ConditionDecision } from '../k8s/conditions.js';
-import { at, isObject } from '../k8s/read.js';
+import { at } from '../k8s/read.js';
+import type { CredentialStatus } from './korc/credential-status.js';
 import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS } from './conditions.js';
 import type { ControlPlaneRef } from './stage.js';
 
@@ -29,7 +30,8 @@ export function readyDecision(conditions: ReadonlyMap<string, Condition>): Condi
 export interface StatusInput {
   cp: ControlPlaneRef;
   spec: ControlPlaneSpec;
-  previousStatus: unknown;
+  /** status.adminApplicationCredential (korc/credential-status.ts). */
+  credential: CredentialStatus | undefined;
   previous: ReadonlyMap<string, Condition>;
   /** Conditions decided this pass; every other sub-condition is carried over verbatim. */
   decided: ReadonlyMap<string, Condition>;
@@ -59,7 +61,6 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
     updatePhase: 'Idle',
     services: [keystone],
   };
-  const credential = at(input.previousStatus, 'adminApplicationCredential');
-  if (isObject(credential)) status.adminApplicationCredential = credential;
+  if (input.credential) status.adminApplicationCredential = input.credential;
   return status;
 }

@@ -10,6 +10,7 @@ import { runPipeline, type StageTrace } from './pipeline.js';
 import { readSpec } from './spec.js';
 import { buildStatus, previousConditions } from './status.js';
 import type { ControlPlaneRef } from './stage.js';
+import { credentialStatus } from './korc/credential-status.js';
 
 export interface SyncRequest {
   parent: ControlPlaneParent;
@@ -36,7 +37,8 @@ export function syncControlPlane(request: SyncRequest, context: SyncContext): Co
   const children = new ObjectIndex(request.children);
   const related = new ObjectIndex(request.related);
   const previous = previousConditions(parent.status);
-  const statusBase = { cp, spec, previousStatus: parent.status, previous, now: context.now };
+  const credential = credentialStatus(cp, children, parent.status, context.now);
+  const statusBase = { cp, spec, credential, previous, now: context.now };
 
   const incumbent = incumbentOver(
     { name: cp.name, creationTimestamp: stringAt(parent, 'metadata', 'creationTimestamp') ?? '' },
@@ -63,7 +65,7 @@ export function syncControlPlane(request: SyncRequest, context: SyncContext): Co
     };
   }
 
-  const result = runPipeline({ cp, spec, specErrors: errors, children, related, previous, now: context.now, random: context.random });
+  const result = runPipeline({ cp, spec, specErrors: errors, children, related, previous, credential, now: context.now, random: context.random });
   for (const trace of result.trace) context.onStage?.(trace);
   const response: CompositeHookResponse = {
     status: buildStatus({ ...statusBase, decided: result.decided }),

@@ -10,10 +10,14 @@ function newAjv(): Ajv {
   return ajv;
 }
 
-/** JS value → CEL input: objects become maps, whole numbers become int. */
+// Kubernetes exposes a property named like a CEL reserved word as __word__ (e.g. self.__import__).
+const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const celKey = (k: string) => (CEL_RESERVED.has(k) ? `__${k}__` : k);
+
+/** JS value → CEL input: objects become maps (reserved names escaped), whole numbers become int. */
 function toCel(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(toCel);
-  if (v !== null && typeof v === 'object') return new Map(Object.entries(v).map(([k, x]) => [k, toCel(x)]));
+  if (v !== null && typeof v === 'object') return new Map(Object.entries(v).map(([k, x]) => [celKey(k), toCel(x)]));
   if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
   return v;
 }

@@ -1,4 +1,5 @@
 // Building a server for a test: logs captured in memory, a fixed clock and random source.
+import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildServer, type HooksServer, type ServerOptions } from '../../src/server.js';
@@ -6,6 +7,18 @@ import { loggerOptions } from '../../src/logger.js';
 import type { LogLevel } from '../../src/config.js';
 
 export const FIXED_NOW = new Date('2026-11-21T12:00:00Z');
+
+/** A deterministic random source: every call returns new bytes, the same sequence every run. */
+export function sequence(seed = 'c5c3'): (bytes: number) => Buffer {
+  let counter = 0;
+  return (bytes) => {
+    const out = Buffer.alloc(bytes);
+    for (let filled = 0; filled < bytes; filled += 32) {
+      createHash('sha256').update(`${seed}:${counter++}`).digest().copy(out, filled);
+    }
+    return out;
+  };
+}
 
 export interface TestServer {
   app: HooksServer;
@@ -25,7 +38,7 @@ export async function testServer(options: ServerOptions & { level?: LogLevel } =
   const app = await buildServer({
     logger,
     clock: () => FIXED_NOW,
-    random: (n) => Buffer.alloc(n, 7),
+    random: sequence(),
     ...options,
   });
   return { app, logs };

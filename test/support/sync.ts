@@ -1,35 +1,49 @@
 // Driving POST /controlplane/sync like Metacontroller does, pass after pass.
 import type { HooksServer } from '../../src/server.js';
-import { post } from './server.js';
-import { allReady, applyResponse, clusterSecretStore, syncRequest } from './world.js';
+import { FIXED_NOW, post, sequence } from './server.js';
+import { ObjectIndex } from '../../src/k8s/observed.js';
+import { readSpec } from '../../src/controlplane/spec.js';
+import type { StageInput } from '../../src/controlplane/stage.js';
+import type { Condition } from '../../src/k8s/conditions.js';
+import { ADMIN_PASSWORD, applyResponse, objectMap, clusterSecretStore, healthy, surroundings, syncRequest, type StatusOf } from './world.js';
 import { exampleControlPlane, type Obj } from './shared.js';
 
-export async function sync(app: HooksServer, parent: Obj, children: Obj[] = [], related: Obj[] = [clusterSecretStore()]) {
+export type SyncResponse = { status: Obj; children: Obj[]; resyncAfterSeconds?: number; finalized?: boolean };
+
+export async function sync(app: HooksServer, parent: Obj, children: Obj[] = [], related: Obj[] = [clusterSecretStore()]): Promise<SyncResponse> {
   const res = await post(app, '/controlplane/sync', syncRequest(parent, children, related));
   if (res.status !== 200) throw new Error(`sync answered ${res.status}: ${res.body}`);
-  return res.json as { status: Obj; children: Obj[]; resyncAfterSeconds?: number; finalized?: boolean };
+  return res.json as SyncResponse;
 }
 
 export interface World {
   parent: Obj;
   children: Obj[];
+  /** The related objects of the last pass (base + admin password + materialised clouds.yaml). */
   related: Obj[];
-  response: Awaited<ReturnType<typeof sync>>;
+  response: SyncResponse;
 }
 
-/** Sync and apply until the response stops changing (children Ready unless `statusOf` says otherwise). */
+/**
+ * Sync and apply until the response stops changing (children healthy unless `statusOf` says
+ * otherwise). The related objects are `base` plus the world's: the admin password (unless
+ * `password` is undefined) and the clouds.yaml ESO materialises once the round trip is Ready.
+ */
 export async function converge(
   app: HooksServer,
   parent: Obj,
-  related: Obj[] = [clusterSecretStore()],
-  statusOf: (child: Obj) => Obj | undefined = allReady,
-  maxPasses = 10,
+  base: Obj[] = [clusterSecretStore()],
+  statusOf: StatusOf = healthy,
+  password: string | undefined = ADMIN_PASSWORD,
+  start: Obj[] = [],
+  maxPasses = 20,
 ): Promise<World> {
-  let children: Obj[] = [];
+  let children = start;
   let last = '';
   for (let pass = 0; pass < maxPasses; pass++) {
+    const related = surroundings(parent, children, base, password);
     const response = await sync(app, parent, children, related);
-    const text = JSON.stringify(response);
+    const text = JSON.stringify([response, related]);
     parent = { ...parent, status: { ...response.status, observedGeneration: parent.metadata.generation } };
     if (text === last) return { parent, children, related, response };
     last = text;
@@ -38,8 +52,33 @@ export async function converge(
   throw new Error('did not converge');
 }
 
+/** One more pass on a world, with changes: the response and the world after applying it. */
+export async function step(app: HooksServer, world: World, statusOf: StatusOf = healthy, base?: Obj[], password: string | undefined = ADMIN_PASSWORD): Promise<World> {
+  const baseRelated = base ?? world.related.filter((r) => r.kind !== 'Secret');
+  const related = surroundings(world.parent, world.children, baseRelated, password);
+  const response = await sync(app, world.parent, world.children, related);
+  const parent = { ...world.parent, status: { ...response.status, observedGeneration: world.parent.metadata.generation } };
+  return { parent, children: applyResponse(response.children, parent, statusOf, world.children), related, response };
+}
+
 export const managedCP = () => exampleControlPlane('controlplane-full-managed.yaml');
 
 export const conditionOf = (status: Obj, type: string): Obj => (status.conditions as Obj[]).find((c) => c.type === type) as Obj;
 
 export const ids = (objects: Obj[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+
+/** The input of one stage, for calling a stage directly (rows a full pass cannot reach). */
+export function stageInput(cp: Obj, children: Obj[], related: Obj[], decided: Map<string, Condition> = new Map(), now = FIXED_NOW): StageInput {
+  return {
+    cp: { name: cp.metadata.name, namespace: cp.metadata.namespace, uid: cp.metadata.uid, generation: cp.metadata.generation ?? 1 },
+    spec: readSpec(cp.spec).spec,
+    specErrors: [],
+    children: new ObjectIndex(objectMap(children)),
+    related: new ObjectIndex(objectMap(related)),
+    decided,
+    previous: new Map(),
+    credential: undefined,
+    now,
+    random: sequence(),
+  };
+}

@@ -1,11 +1,13 @@
 // A small model of what Metacontroller sends and applies, for sync tests: v2 request maps,
 // observed children made from desired ones (last-applied annotation, controller-uid label,
-// server fields) and child readiness set by the test.
+// server fields, generation), child readiness set by the test, and the world around the
+// ControlPlane: the admin-password Secret and the OpenBao round trip of the clouds.yaml.
 import { CONTROLPLANE_CHILD_KINDS, GVK, type KindInfo } from '../../src/k8s/kinds.js';
 import { LAST_APPLIED_ANNOTATION } from '../../src/k8s/observed.js';
 import type { Obj } from './shared.js';
 
 export const CONTROLLER_UID_LABEL = 'controller-uid';
+export const ADMIN_PASSWORD = 's3cr3t-Admin-Passw0rd';
 
 const kindOf = (obj: Obj): KindInfo | undefined =>
   Object.values(GVK).find((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind);
@@ -30,31 +32,67 @@ export function readyCondition(ready: boolean, reason = ready ? 'Ready' : 'NotRe
   return { type: 'Ready', status: ready ? 'True' : 'False', reason, message: ready ? 'ready' : 'not ready', lastTransitionTime: '2026-01-01T00:00:00Z' };
 }
 
+export const isOrc = (obj: Obj) => obj.apiVersion === 'openstack.k-orc.cloud/v1alpha1';
+
+/** K-ORC conditions at `generation`: Available and Progressing as K-ORC writes them. */
+export function orcStatus(generation: number, opts: { available?: boolean; reason?: string; message?: string; id?: string } = {}): Obj {
+  const available = opts.available ?? true;
+  const reason = opts.reason ?? (available ? 'Success' : 'Progressing');
+  const message = opts.message ?? (available ? 'OpenStack resource is up to date' : 'Waiting for OpenStack resource to be created externally');
+  const progressing = available || ['InvalidConfiguration', 'UnrecoverableError'].includes(reason) ? 'False' : 'True';
+  const status: Obj = {
+    conditions: [
+      { type: 'Available', status: available ? 'True' : 'False', reason, message, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: generation },
+      { type: 'Progressing', status: progressing, reason, message, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: generation },
+    ],
+  };
+  if (opts.id) status.id = opts.id;
+  return status;
+}
+
+/** The OpenStack id K-ORC would give the credential minted for this AC object. */
+export const acIdOf = (ac: Obj) => `id-${ac.spec.resource.name}`;
+
+/** Every child healthy: Ready, or for K-ORC objects Available at their generation (and an id). */
+export function healthy(child: Obj, generation = 1): Obj {
+  if (!isOrc(child)) return allReady();
+  return orcStatus(generation, child.kind === 'ApplicationCredential' || child.kind === 'Service' || child.kind === 'Endpoint' ? { id: child.kind === 'ApplicationCredential' ? acIdOf(child) : `id-${child.metadata.name}` } : {});
+}
+
+export type StatusOf = (child: Obj, generation: number) => Obj | undefined;
+
 /**
  * The live object Metacontroller would leave after applying `desired` for the parent `uid`:
  * namespace defaulted, controller-uid label added, the last-applied annotation, server fields.
+ * `generation` moves when the spec changes, as the API server does.
  */
-export function applied(desired: Obj, parent: Obj, status?: Obj): Obj {
+export function applied(desired: Obj, parent: Obj, status?: Obj, previous?: Obj): Obj {
   const sent = structuredClone(desired);
   sent.metadata.namespace ??= parent.metadata.namespace;
   sent.metadata.labels = { ...sent.metadata.labels, [CONTROLLER_UID_LABEL]: parent.metadata.uid };
   const live = structuredClone(sent);
   live.metadata.annotations = { ...live.metadata.annotations, [LAST_APPLIED_ANNOTATION]: JSON.stringify(sent) };
-  live.metadata.uid = `uid-${desired.kind}-${desired.metadata.name}`;
+  live.metadata.uid = previous?.metadata.uid ?? `uid-${desired.kind}-${desired.metadata.name}`;
   live.metadata.resourceVersion = '1';
-  live.metadata.generation = 1;
+  const before = previous?.metadata.generation ?? 0;
+  live.metadata.generation = previous && JSON.stringify(previous.spec) === JSON.stringify(live.spec) ? before : before + 1;
   live.metadata.creationTimestamp = '2026-01-01T00:00:00Z';
   live.metadata.ownerReferences = [{ apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name, uid: parent.metadata.uid, controller: true, blockOwnerDeletion: true }];
   if (status) live.status = status;
   return live;
 }
 
+const sameObject = (a: Obj, b: Obj) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.metadata.name === b.metadata.name;
+
 /** Applies a response: every returned child becomes live (status from `statusOf`), the rest is gone. */
-export function applyResponse(children: Obj[], parent: Obj, statusOf: (child: Obj) => Obj | undefined, previous: Obj[] = []): Obj[] {
+export function applyResponse(children: Obj[], parent: Obj, statusOf: StatusOf, previous: Obj[] = []): Obj[] {
   return children.map((c) => {
-    const before = previous.find((p) => p.kind === c.kind && p.apiVersion === c.apiVersion && p.metadata.name === c.metadata.name);
+    const before = previous.find((p) => sameObject(p, c));
     if (before?.metadata.deletionTimestamp) return before; // never updated while Terminating
-    return applied(c, parent, statusOf(c) ?? before?.status);
+    const live = applied(c, parent, undefined, before);
+    live.status = statusOf(c, live.metadata.generation) ?? before?.status;
+    if (live.status === undefined) delete live.status;
+    return live;
   });
 }
 
@@ -68,3 +106,56 @@ export const clusterSecretStore = (ready = true): Obj => ({
 
 /** Every child Ready. */
 export const allReady = (): Obj => ({ conditions: [readyCondition(true)] });
+
+export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+export const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
+
+/** A Secret as the API server would hand it to a hook as a related object. */
+export function secret(namespace: string, name: string, values: Record<string, string>, extra: Obj = {}): Obj {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace, uid: `uid-secret-${name}`, ...extra },
+    type: 'Opaque',
+    data: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, b64(v)])),
+  };
+}
+
+/** The admin-password Secret the parent's spec names (managed: the ESO-materialised one). */
+export function adminPasswordSecret(parent: Obj, password = ADMIN_PASSWORD): Obj {
+  const managed = !!parent.spec?.infrastructure?.database?.clusterRef;
+  const ref = parent.spec?.korc?.adminCredential?.passwordSecretRef ?? {};
+  const name = managed ? `${parent.metadata.name}-keystone-admin-credentials` : ref.name ?? 'keystone-admin';
+  const key = managed ? 'password' : ref.key ?? 'password';
+  return secret(parent.metadata.namespace, name, { [key]: password });
+}
+
+const isReadyObj = (o: Obj | undefined) => !!o?.status?.conditions?.some((c: Obj) => c.type === 'Ready' && c.status === 'True');
+
+/**
+ * The OpenBao round trip as ESO would complete it: once the PushSecret and the clouds.yaml
+ * ExternalSecret are Ready, the materialised Secret holds what the app-credential Secret holds.
+ */
+export function materialisedCloudsYaml(parent: Obj, children: Obj[]): Obj | undefined {
+  const cp = parent.metadata.name;
+  const ns = parent.metadata.namespace;
+  const secretName = parent.spec?.korc?.adminCredential?.cloudCredentialsRef?.secretName ?? 'k-orc-clouds-yaml';
+  const source = children.find((c) => c.kind === 'Secret' && c.metadata.name === `${cp}-admin-app-credential`);
+  const push = children.find((c) => c.kind === 'PushSecret');
+  const es = children.find((c) => c.kind === 'ExternalSecret' && c.metadata.name === secretName);
+  if (!source?.data?.['clouds.yaml'] || !isReadyObj(push) || !isReadyObj(es)) return undefined;
+  return secret(ns, secretName, { 'clouds.yaml': unb64(source.data['clouds.yaml']) });
+}
+
+/** Related objects around the parent: `base`, the admin password, the materialised clouds.yaml. */
+export function surroundings(parent: Obj, children: Obj[], base: Obj[], password: string | undefined = ADMIN_PASSWORD): Obj[] {
+  const out = [...base];
+  const has = (o: Obj) => out.some((r) => sameObject(r, o) && (r.metadata.namespace ?? '') === (o.metadata.namespace ?? ''));
+  if (password !== undefined) {
+    const pw = adminPasswordSecret(parent, password);
+    if (!has(pw)) out.push(pw);
+  }
+  const materialised = materialisedCloudsYaml(parent, children);
+  if (materialised && !has(materialised)) out.push(materialised);
+  return out;
+}

@@ -1,0 +1,73 @@
+// The clouds.yaml documents the hooks render (DESIGN §9.2): the password cloud K-ORC uses to
+// mint and revoke the admin application credential, and the application-credential cloud
+// built from the AC's status.id and the secret the hooks chose. Both name the cloud entry by
+// `cloudName` and point at the in-cluster Keystone.
+import { parse, stringify } from 'yaml';
+import { isObject } from '../../k8s/read.js';
+import { OPENSTACK_ADMIN } from '../names.js';
+
+export interface CloudTarget {
+  cloudName: string;
+  authUrl: string;
+  region: string;
+}
+
+function render(target: CloudTarget, auth: Record<string, string>, authType?: string): string {
+  const cloud: Record<string, unknown> = { auth };
+  if (authType) cloud.auth_type = authType;
+  cloud.identity_api_version = 3;
+  cloud.region_name = target.region;
+  return stringify({ clouds: { [target.cloudName]: cloud } });
+}
+
+export function passwordCloud(target: CloudTarget, password: string): string {
+  return render(target, {
+    auth_url: target.authUrl,
+    username: OPENSTACK_ADMIN.user,
+    password,
+    project_name: OPENSTACK_ADMIN.project,
+    user_domain_name: OPENSTACK_ADMIN.domain,
+    project_domain_name: OPENSTACK_ADMIN.domain,
+  });
+}
+
+export function applicationCredentialCloud(target: CloudTarget, id: string, secret: string): string {
+  return render(
+    target,
+    { auth_url: target.authUrl, application_credential_id: id, application_credential_secret: secret },
+    'v3applicationcredential',
+  );
+}
+
+export interface ApplicationCredentialAuth {
+  id: string;
+  secret: string;
+}
+
+export type ParsedCloud =
+  | { kind: 'unparsable' }
+  | { kind: 'no-credential' }
+  | { kind: 'credential'; auth: ApplicationCredentialAuth };
+
+/**
+ * The application credential a clouds.yaml document authenticates with, for the semantic compare
+ * of the materialised Secret: parsed, so a re-serialisation (key order, quoting, a trailing
+ * newline) reads the same.
+ */
+export function readApplicationCredential(document: string, cloudName: string): ParsedCloud {
+  let doc: unknown;
+  try {
+    doc = parse(document);
+  } catch {
+    return { kind: 'unparsable' };
+  }
+  if (!isObject(doc)) return { kind: 'unparsable' };
+  const clouds = doc.clouds;
+  const cloud = isObject(clouds) ? clouds[cloudName] : undefined;
+  const auth = isObject(cloud) ? cloud.auth : undefined;
+  if (!isObject(auth)) return { kind: 'no-credential' };
+  const id = auth.application_credential_id;
+  const secret = auth.application_credential_secret;
+  if (typeof id !== 'string' || typeof secret !== 'string') return { kind: 'no-credential' };
+  return { kind: 'credential', auth: { id, secret } };
+}

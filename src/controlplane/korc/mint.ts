@@ -1,0 +1,82 @@
+// The mint decision of the admin ApplicationCredential (seed reconcileKORC, DESIGN §5), as a
+// pure function of what is observed. Re-mint is delete + recreate: the response that starts it
+// leaves the AC out (Metacontroller deletes it) and writes a fresh secret; while the old AC is
+// Terminating it stays out; once it is gone a new one is minted with a secret never used before.
+import { isTerminating, type KubeObject } from '../../k8s/observed.js';
+import { stringAt } from '../../k8s/read.js';
+import { sha256Hex } from '../../k8s/secret.js';
+import { ANNOTATION } from '../names.js';
+import { annotationOf, resourceDrift, type ManagedResource } from './application-credential.js';
+import { pendingRequests, type RotationRequest } from './rotation-requests.js';
+
+export type RotationMode = 'PasswordDriven' | 'Scheduled' | 'Manual';
+
+export interface MintFacts {
+  /** The observed admin AC, if any. */
+  live: KubeObject | undefined;
+  /** The observed app-credential Secret's `value`. */
+  observedValue: string | undefined;
+  /** The observed app-credential Secret's record of the last minted secret. */
+  mintedSecretHash: string | undefined;
+  passwordHash: string;
+  mode: RotationMode;
+  want: ManagedResource;
+  requests: RotationRequest[];
+}
+
+export type MintPlan =
+  /** A live AC stays; `notes` explain a deliberate non-re-mint. */
+  | { kind: 'keep'; value: string; notes: string[] }
+  /** Start a re-mint now: leave the AC out, write a fresh secret. */
+  | { kind: 'remint'; reasons: string[] }
+  /** The old AC is being deleted; `value` is the fresh secret to keep, if one is observed. */
+  | { kind: 'terminating'; value: string | undefined; since: string }
+  /** No AC and an unused secret is observed: mint now. */
+  | { kind: 'mint'; value: string }
+  /** No AC and no usable secret yet: write one first (`reMinting` when the observed one was used). */
+  | { kind: 'await-secret'; reMinting: boolean };
+
+function remintReasons(f: MintFacts, live: KubeObject, valueHash: string | undefined): string[] {
+  const reasons: string[] = [];
+  if (valueHash === undefined) reasons.push('the application-credential Secret has no value');
+  else if (annotationOf(live, ANNOTATION.secretHash) !== valueHash) {
+    reasons.push('the application-credential secret is not the one the credential was minted with');
+  }
+  const minted = annotationOf(live, ANNOTATION.passwordHash);
+  if (!minted) reasons.push(`the ${ANNOTATION.passwordHash} annotation is empty`);
+  else if (minted !== f.passwordHash && f.mode !== 'Manual') reasons.push('the admin password changed');
+  const drift = resourceDrift(live, f.want);
+  if (drift.length > 0) reasons.push(`spec.resource changed (${drift.join(', ')})`);
+  for (const r of pendingRequests(f.requests, live)) {
+    reasons.push(`CredentialRotation ${r.name} requested a re-mint (generation ${r.generation})`);
+  }
+  return reasons;
+}
+
+function keepNotes(f: MintFacts, live: KubeObject): string[] {
+  const notes: string[] = [];
+  if (f.mode === 'Manual' && annotationOf(live, ANNOTATION.passwordHash) !== f.passwordHash) {
+    notes.push('the admin password changed; rotation mode Manual keeps this credential until a CredentialRotation requests a re-mint');
+  }
+  if (f.mode === 'Scheduled') {
+    notes.push('rotation mode Scheduled: scheduling is not implemented, the credential re-mints on password changes as in PasswordDriven');
+  }
+  return notes;
+}
+
+export function planMint(f: MintFacts): MintPlan {
+  const valueHash = f.observedValue === undefined ? undefined : sha256Hex(f.observedValue);
+  const live = f.live;
+  if (live && !isTerminating(live)) {
+    const reasons = remintReasons(f, live, valueHash);
+    if (reasons.length > 0) return { kind: 'remint', reasons };
+    return { kind: 'keep', value: f.observedValue!, notes: keepNotes(f, live) };
+  }
+  // A secret is used once: the one a live or deleted credential was minted with never mints again.
+  const used = valueHash === undefined || valueHash === f.mintedSecretHash || (live !== undefined && valueHash === annotationOf(live, ANNOTATION.secretHash));
+  if (live) {
+    return { kind: 'terminating', value: used ? undefined : f.observedValue, since: stringAt(live, 'metadata', 'deletionTimestamp')! };
+  }
+  if (!used) return { kind: 'mint', value: f.observedValue! };
+  return { kind: 'await-secret', reMinting: valueHash !== undefined };
+}

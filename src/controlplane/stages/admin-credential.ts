@@ -1,0 +1,77 @@
+// Stage 6, reconcileAdminCredential → AdminCredentialReady: the minted credential has made the
+// round trip. Gates, in order: KORCReady, the ClusterSecretStore, the credential id, the
+// app-credential Secret holding the assembled clouds.yaml, the PushSecret, the clouds.yaml
+// ExternalSecret, and the materialised Secret carrying the same credential (parsed id + secret,
+// not bytes). The objects themselves are emitted by the KORC stage (DESIGN §9.1).
+import { GVK } from '../../k8s/kinds.js';
+import { isReady, notReadyDetail } from '../../k8s/observed.js';
+import { openstackId } from '../../k8s/orc.js';
+import { secretString } from '../../k8s/secret.js';
+import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from '../conditions.js';
+import { secretStoreReady } from '../external-secret.js';
+import { CLUSTER_SECRET_STORE, childNames, keystoneInternalUrl } from '../names.js';
+import { complete, failed, waiting, type Stage, type StageResult } from '../stage.js';
+import { applicationCredentialCloud, readApplicationCredential } from '../korc/clouds-yaml.js';
+import { CLOUDS_YAML_KEY, VALUE_KEY } from '../korc/round-trip.js';
+
+const wait = (reason: string, message: string): StageResult => ({
+  condition: { status: 'False', reason, message },
+  outcome: waiting(REQUEUE.korc),
+  children: [],
+});
+
+export const adminCredentialStage: Stage = {
+  name: 'AdminCredential',
+  conditionType: CONDITION.AdminCredential,
+  reads: ['spec.korc.adminCredential.cloudCredentialsRef'],
+  interval: REQUEUE.korc,
+  run(input): StageResult {
+    const { cp, children, related } = input;
+    const names = childNames(cp.name);
+    if (input.decided.get(CONDITION.KORC)?.status !== 'True') return wait(REASON.WaitingForKORC, 'Waiting for KORCReady');
+    if (!secretStoreReady(related)) return wait(REASON.SecretStoreNotReady, `ClusterSecretStore ${CLUSTER_SECRET_STORE} is not Ready`);
+
+    const ac = children.get(GVK.ApplicationCredential, cp.namespace, names.adminAppCredential);
+    const id = openstackId(ac);
+    if (!id) return wait(REASON.WaitingForCredentialID, `ApplicationCredential ${names.adminAppCredential} has no id yet`);
+
+    const ref = input.spec.korc!.adminCredential!.cloudCredentialsRef!;
+    const cloudName = ref.cloudName!;
+    const secretName = ref.secretName!;
+    const secret = children.get(GVK.Secret, cp.namespace, names.adminAppCredential);
+    const value = secretString(secret, VALUE_KEY);
+    if (!value) return wait(REASON.WaitingForAppCredentialSecret, `Secret ${names.adminAppCredential} holds no application-credential secret yet`);
+    const target = { cloudName, authUrl: keystoneInternalUrl(cp.namespace, cp.name), region: input.spec.region ?? '' };
+    if (secretString(secret, CLOUDS_YAML_KEY) !== applicationCredentialCloud(target, id, value)) {
+      return wait(REASON.WaitingForAppCredentialSecret, `Secret ${names.adminAppCredential} does not hold the clouds.yaml of credential ${id} yet`);
+    }
+
+    const push = children.get(GVK.PushSecret, cp.namespace, names.adminAppCredentialBackup);
+    if (!isReady(push)) return wait(REASON.WaitingForPushSecret, notReadyDetail(`PushSecret ${names.adminAppCredentialBackup}`, push));
+    const es = children.get(GVK.ExternalSecret, cp.namespace, secretName);
+    if (!isReady(es)) return wait(REASON.WaitingForCloudsYaml, notReadyDetail(`ExternalSecret ${secretName}`, es));
+
+    const materialised = secretString(related.get(GVK.Secret, cp.namespace, secretName), CLOUDS_YAML_KEY);
+    const parsed = materialised === undefined ? undefined : readApplicationCredential(materialised, cloudName);
+    if (parsed?.kind === 'unparsable') {
+      return {
+        condition: { status: 'False', reason: REASON.CloudsYamlError, message: `Secret ${secretName}: key ${CLOUDS_YAML_KEY} is not a clouds.yaml document` },
+        outcome: failed(REQUEUE.korc),
+        children: [],
+      };
+    }
+    if (parsed?.kind !== 'credential' || parsed.auth.id !== id || parsed.auth.secret !== value) {
+      const why = materialised === undefined ? `Secret ${secretName} has no ${CLOUDS_YAML_KEY} yet` : `Secret ${secretName} does not authenticate with credential ${id} yet`;
+      const age = secondsSince(input.credential?.lastRotation, input.now);
+      if (age !== undefined && age > TIMEOUT_SECONDS.cloudsYamlSyncStuck) {
+        return wait(REASON.CloudsYamlSyncStuck, `${why}, ${Math.floor(age / 60)} minutes after the credential changed: check ExternalSecret ${secretName} and OpenBao`);
+      }
+      return wait(REASON.WaitingForCloudsYamlSync, why);
+    }
+    return {
+      condition: { status: 'True', reason: REASON.AdminCredentialReady, message: `Credential ${id} committed to OpenBao and materialised in Secret ${secretName}` },
+      outcome: complete(),
+      children: [],
+    };
+  },
+};

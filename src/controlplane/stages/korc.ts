@@ -1,0 +1,204 @@
+// Stage 5, reconcileKORC → KORCReady: the admin ApplicationCredential and everything it needs.
+// Emits the password cloud {cp}-admin-password-cloud, the Domain/User imports, the
+// app-credential Secret with its PushSecret and the clouds.yaml ExternalSecret (DESIGN §9.1),
+// and the AC itself, which it mints, keeps, or re-mints (korc/mint.ts).
+import { GVK } from '../../k8s/kinds.js';
+import { identity, type KubeObject } from '../../k8s/observed.js';
+import { isAvailable, openstackId, terminalError } from '../../k8s/orc.js';
+import { isObjectName } from '../../k8s/read.js';
+import { secretString, sha256Hex } from '../../k8s/secret.js';
+import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from '../conditions.js';
+import { ANNOTATION, childNames, keystoneInternalUrl } from '../names.js';
+import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
+import { readAdminPassword } from '../korc/admin-password.js';
+import { HTTP_METHODS, annotationOf, keptAc, managedResource, mintedAc, type AccessRule } from '../korc/application-credential.js';
+import { applicationCredentialCloud, passwordCloud, type CloudTarget } from '../korc/clouds-yaml.js';
+import { adminImports, stuckImport } from '../korc/imports.js';
+import { planMint, type MintPlan, type RotationMode } from '../korc/mint.js';
+import {
+  CLOUDS_YAML_KEY,
+  VALUE_KEY,
+  appCredentialSecret,
+  backupPushSecret,
+  cloudsYamlExternalSecret,
+  forceSyncValue,
+  ownedSecret,
+} from '../korc/round-trip.js';
+import { rotationRequests } from '../korc/rotation-requests.js';
+import { invalidSpec } from './invalid-spec.js';
+
+const SECRET_BYTES = 32;
+
+interface KorcSpec {
+  cloudName: string;
+  secretName: string;
+  restricted: boolean;
+  mode: RotationMode;
+  accessRules: AccessRule[];
+}
+
+function readKorcSpec(input: StageInput): { spec?: KorcSpec; errors: string[] } {
+  const admin = input.spec.korc?.adminCredential;
+  const path = 'spec.korc.adminCredential';
+  const errors: string[] = [];
+  const cloudName = admin?.cloudCredentialsRef?.cloudName;
+  const secretName = admin?.cloudCredentialsRef?.secretName;
+  if (typeof cloudName !== 'string' || cloudName.length === 0) errors.push(`${path}.cloudCredentialsRef.cloudName: must not be empty`);
+  if (!isObjectName(secretName)) errors.push(`${path}.cloudCredentialsRef.secretName: must be a valid Secret name`);
+  const accessRules: AccessRule[] = [];
+  (admin?.applicationCredential?.accessRules ?? []).forEach((rule, i) => {
+    const method = rule.method.toUpperCase();
+    const at = `${path}.applicationCredential.accessRules[${i}]`;
+    if (!(HTTP_METHODS as readonly string[]).includes(method)) errors.push(`${at}.method: must be one of ${HTTP_METHODS.join(', ')}`);
+    if (rule.path.length === 0 || rule.path.length > 1024) errors.push(`${at}.path: must be 1 to 1024 characters`);
+    if (rule.service.length === 0 || rule.service.length > 253) errors.push(`${at}.service: must be 1 to 253 characters`);
+    accessRules.push({ method, path: rule.path, serviceRef: rule.service });
+  });
+  if (errors.length > 0) return { errors };
+  return {
+    errors,
+    spec: {
+      cloudName: cloudName!,
+      secretName: secretName!,
+      restricted: admin?.applicationCredential?.restricted ?? true,
+      mode: admin?.applicationCredential?.rotation?.mode ?? 'PasswordDriven',
+      accessRules,
+    },
+  };
+}
+
+interface Decided {
+  condition: StageResult['condition'];
+  outcome: StageResult['outcome'];
+  ac?: KubeObject;
+  release: boolean;
+  value: string;
+  /** The live AC's credential id, when it holds one for `value`. */
+  id?: string;
+  mintedSecretHash?: string;
+}
+
+function withImports(input: StageInput, message: string): string {
+  const stuck = stuckImport(input.cp, input.children);
+  return stuck ? `${message}; ${stuck}` : message;
+}
+
+function decide(input: StageInput, plan: MintPlan, k: KorcSpec, passwordHash: string, live: KubeObject | undefined, mintedSecretHash: string | undefined): Decided {
+  const fresh = () => input.random(SECRET_BYTES).toString('base64url');
+  const name = childNames(input.cp.name).adminAppCredential;
+  const common = { cp: input.cp, cloudName: k.cloudName };
+  const wait = (reason: string, message: string) => ({ condition: { status: 'False' as const, reason, message }, outcome: waiting(REQUEUE.korc) });
+  switch (plan.kind) {
+    case 'keep': {
+      const ac = keptAc(common, live!);
+      const notes = plan.notes.length > 0 ? ` (${plan.notes.join('; ')})` : '';
+      const base = { ac, release: false, value: plan.value, id: openstackId(live), mintedSecretHash: annotationOf(live, ANNOTATION.secretHash) };
+      const terminal = terminalError(live);
+      if (terminal) {
+        return { ...base, ...wait(REASON.ApplicationCredentialFailed, withImports(input, `ApplicationCredential ${name} failed (${terminal})`)) };
+      }
+      if (!isAvailable(live) || !base.id) {
+        return { ...base, ...wait(REASON.WaitingForApplicationCredential, withImports(input, `ApplicationCredential ${name} is not yet Available with an id${notes}`)) };
+      }
+      return {
+        ...base,
+        condition: { status: 'True', reason: REASON.ApplicationCredentialMinted, message: `ApplicationCredential ${name} minted (id ${base.id})${notes}` },
+        outcome: complete(),
+      };
+    }
+    case 'remint':
+      return {
+        ...wait(REASON.ReMinting, `Re-minting ApplicationCredential ${name}: ${plan.reasons.join('; ')}`),
+        release: true,
+        value: fresh(),
+        mintedSecretHash: annotationOf(live, ANNOTATION.secretHash) ?? mintedSecretHash,
+      };
+    case 'terminating': {
+      const age = secondsSince(plan.since, input.now) ?? 0;
+      const stalled = age > TIMEOUT_SECONDS.reMintStall;
+      const message = stalled
+        ? `ApplicationCredential ${name} has been Terminating for ${Math.floor(age / 60)} minutes: K-ORC cannot revoke the old credential (check that Keystone is reachable with ${childNames(input.cp.name).adminPasswordCloud})`
+        : `Re-minting: waiting for ApplicationCredential ${name} to be deleted`;
+      return {
+        ...wait(stalled ? REASON.ReMintStalled : REASON.ReMinting, message),
+        release: true,
+        value: plan.value ?? fresh(),
+        mintedSecretHash: annotationOf(live, ANNOTATION.secretHash) ?? mintedSecretHash,
+      };
+    }
+    case 'mint':
+      return {
+        ...wait(REASON.WaitingForApplicationCredential, withImports(input, `ApplicationCredential ${name} is being created`)),
+        ac: mintedAc(common, managedResource(input.cp.name, k.restricted, k.accessRules), plan.value, passwordHash, rotationRequests(input.related, input.cp.namespace)),
+        release: false,
+        value: plan.value,
+        mintedSecretHash: sha256Hex(plan.value),
+      };
+    case 'await-secret':
+      return {
+        ...(plan.reMinting
+          ? wait(REASON.ReMinting, `Re-minting: writing a fresh secret to Secret ${name} before the new ApplicationCredential`)
+          : wait(REASON.WaitingForApplicationCredential, `Writing the application-credential secret to Secret ${name} before minting`)),
+        release: false,
+        value: fresh(),
+        mintedSecretHash,
+      };
+  }
+}
+
+export const korcStage: Stage = {
+  name: 'KORC',
+  conditionType: CONDITION.KORC,
+  reads: ['spec.korc'],
+  interval: REQUEUE.korc,
+  run(input): StageResult {
+    const read = readKorcSpec(input);
+    if (!read.spec) return invalidSpec(read.errors, REQUEUE.korc);
+    const k = read.spec;
+    const password = readAdminPassword(input);
+    if (password.kind === 'missing') {
+      return {
+        condition: { status: 'False', reason: REASON.WaitingForAdminPassword, message: `Waiting for the admin password: ${password.detail}` },
+        outcome: waiting(REQUEUE.korc),
+        children: [],
+      };
+    }
+
+    const { cp, children } = input;
+    const names = childNames(cp.name);
+    const target: CloudTarget = { cloudName: k.cloudName, authUrl: keystoneInternalUrl(cp.namespace, cp.name), region: input.spec.region ?? '' };
+    const pwCloud = passwordCloud(target, password.password);
+    const live = children.get(GVK.ApplicationCredential, cp.namespace, names.adminAppCredential);
+    const observedSecret = children.get(GVK.Secret, cp.namespace, names.adminAppCredential);
+    const mintedSecretHash = annotationOf(observedSecret, ANNOTATION.mintedSecretHash);
+    const plan = planMint({
+      live,
+      observedValue: secretString(observedSecret, VALUE_KEY),
+      mintedSecretHash,
+      passwordHash: password.hash,
+      mode: k.mode,
+      want: managedResource(cp.name, k.restricted, k.accessRules),
+      requests: rotationRequests(input.related, cp.namespace),
+    });
+    const d = decide(input, plan, k, password.hash, live, mintedSecretHash);
+
+    const cloudsYaml = d.id ? applicationCredentialCloud(target, d.id, d.value) : pwCloud;
+    const forceSync = forceSyncValue({
+      document: cloudsYaml,
+      observedSecret,
+      observedPushSecret: children.get(GVK.PushSecret, cp.namespace, names.adminAppCredentialBackup),
+      observedExternalSecret: children.get(GVK.ExternalSecret, cp.namespace, k.secretName),
+    });
+    const desired: KubeObject[] = [
+      ownedSecret(cp, names.adminPasswordCloud, { [CLOUDS_YAML_KEY]: pwCloud }),
+      ...adminImports(cp, { cloudName: k.cloudName, secretName: k.secretName }),
+      appCredentialSecret(cp, d.value, cloudsYaml, d.mintedSecretHash),
+      backupPushSecret(cp),
+      cloudsYamlExternalSecret(cp, k.secretName, forceSync),
+    ];
+    if (d.ac) desired.push(d.ac);
+    const result: StageResult = { condition: d.condition, outcome: d.outcome, children: desired };
+    if (d.release && live) result.releases = [identity(live)];
+    return result;
+  },
+};
