@@ -13,7 +13,7 @@ import { SUB_CONDITIONS } from '../src/controlplane/conditions.js';
 
 const lastAppliedOf = (c: Obj) => JSON.parse(c.metadata.annotations[LAST_APPLIED_ANNOTATION]);
 /** A child without the label Metacontroller adds (a re-emitted child lacks it, a kept one has it). */
-const withoutControllerUid = (c: Obj) => {
+const withoutControllerUid = (c: Obj): Obj => {
   const copy = structuredClone(c);
   delete copy.metadata.labels?.['controller-uid'];
   return copy;
@@ -63,7 +63,7 @@ t.test('regression invariant: from a converged state, each earlier stage regress
     t.match(conditionOf(res.status, 'Ready'), { status: 'False', reason: 'NotAllReady' }, `${name}: Ready recomputed`);
     // Nothing changes on any child: every one is returned exactly as last applied.
     for (const c of observed) {
-      const returned = res.children.find((r: Obj) => r.kind === c.kind && r.metadata.name === c.metadata.name);
+      const returned = res.children.find((r: Obj) => r.kind === c.kind && r.metadata.name === c.metadata.name) ?? {};
       t.same(withoutControllerUid(returned), withoutControllerUid(lastAppliedOf(c)), `${name}: ${c.kind} ${c.metadata.name} as last applied`);
     }
     const stopped = SUB_CONDITIONS.indexOf(type as (typeof SUB_CONDITIONS)[number]);

@@ -27,14 +27,14 @@ export interface World {
 /**
  * Sync and apply until the response stops changing (children healthy unless `statusOf` says
  * otherwise). The related objects are `base` plus the world's: the admin password (unless
- * `password` is undefined) and the clouds.yaml ESO materialises once the round trip is Ready.
+ * `password` is null) and the clouds.yaml ESO materialises once the round trip is Ready.
  */
 export async function converge(
   app: HooksServer,
   parent: Obj,
   base: Obj[] = [clusterSecretStore()],
   statusOf: StatusOf = healthy,
-  password: string | undefined = ADMIN_PASSWORD,
+  password: string | null = ADMIN_PASSWORD,
   start: Obj[] = [],
   maxPasses = 20,
 ): Promise<World> {
@@ -53,7 +53,7 @@ export async function converge(
 }
 
 /** One more pass on a world, with changes: the response and the world after applying it. */
-export async function step(app: HooksServer, world: World, statusOf: StatusOf = healthy, base?: Obj[], password: string | undefined = ADMIN_PASSWORD): Promise<World> {
+export async function step(app: HooksServer, world: World, statusOf: StatusOf = healthy, base?: Obj[], password: string | null = ADMIN_PASSWORD): Promise<World> {
   const baseRelated = base ?? world.related.filter((r) => r.kind !== 'Secret');
   const related = surroundings(world.parent, world.children, baseRelated, password);
   const response = await sync(app, world.parent, world.children, related);

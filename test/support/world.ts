@@ -148,10 +148,10 @@ export function materialisedCloudsYaml(parent: Obj, children: Obj[]): Obj | unde
 }
 
 /** Related objects around the parent: `base`, the admin password, the materialised clouds.yaml. */
-export function surroundings(parent: Obj, children: Obj[], base: Obj[], password: string | undefined = ADMIN_PASSWORD): Obj[] {
+export function surroundings(parent: Obj, children: Obj[], base: Obj[], password: string | null = ADMIN_PASSWORD): Obj[] {
   const out = [...base];
   const has = (o: Obj) => out.some((r) => sameObject(r, o) && (r.metadata.namespace ?? '') === (o.metadata.namespace ?? ''));
-  if (password !== undefined) {
+  if (password !== null) {
     const pw = adminPasswordSecret(parent, password);
     if (!has(pw)) out.push(pw);
   }
