@@ -43,7 +43,12 @@ function variants(): [string, Obj][] {
     gateway: { parentRef: { name: 'gw', namespace: 'gateways', sectionName: 'https' }, hostname: 'keystone.example.com', path: '/', annotations: { a: 'b' } },
     publicEndpoint: 'https://keystone.example.com:8443/v3',
   };
-  return [['managed', managed], ['brownfield with TLS', brownfield], ['every optional Keystone field', full]];
+  const korc = managedCP();
+  korc.spec.korc.adminCredential = {
+    cloudCredentialsRef: { cloudName: 'orc-admin', secretName: 'orc-clouds' },
+    applicationCredential: { restricted: false, accessRules: [{ service: 'identity', method: 'get', path: '/v3/auth/tokens' }], rotation: { mode: 'Manual' } },
+  };
+  return [['managed', managed], ['brownfield with TLS', brownfield], ['every optional Keystone field', full], ['every K-ORC option', korc]];
 }
 
 t.test('every emitted child validates against its upstream CRD', async (t) => {
@@ -52,22 +57,41 @@ t.test('every emitted child validates against its upstream CRD', async (t) => {
   const seen = new Set<string>();
   for (const [name, cp] of variants()) {
     const world = await converge(app, cp);
-    for (const child of world.response.children) {
-      const result = admit(child);
+    // Every pass of the lifecycle, so a child as first created (the fresh AC) is checked too.
+    for (const child of world.history!.flatMap((r) => r.children)) {
+      const result = child.kind === 'Secret' ? { errors: secretErrors(child) } : admit(child);
       if (!result) {
-        t.equal(child.kind, 'Secret', `${name}: ${child.kind} is a core kind`);
+        t.fail(`${name}: no CRD known for ${child.apiVersion} ${child.kind}`);
         continue;
       }
       seen.add(child.kind);
-      t.same(result.errors, [], `${name}: ${child.kind} ${child.metadata.name}`);
+      if (result.errors.length > 0) t.same(result.errors, [], `${name}: ${child.kind} ${child.metadata.name}`);
     }
   }
-  t.ok(['MariaDB', 'Memcached', 'ExternalSecret', 'Keystone'].every((k) => seen.has(k)), `kinds covered: ${[...seen].join(', ')}`);
+  const kinds = ['MariaDB', 'Memcached', 'ExternalSecret', 'Keystone', 'Secret', 'PushSecret', 'ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint'];
+  t.same(kinds.filter((k) => !seen.has(k)), [], `every child kind checked: ${[...seen].join(', ')}`);
 });
+
+/** A core Secret as the API server would accept it: Opaque, base64 `data` only. */
+function secretErrors(secret: Obj): string[] {
+  const errors: string[] = [];
+  if (secret.type !== 'Opaque') errors.push('type must be Opaque');
+  if ('stringData' in secret) errors.push('stringData must not be used');
+  for (const [k, v] of Object.entries(secret.data ?? {})) {
+    if (!/^[-._a-zA-Z0-9]+$/.test(k)) errors.push(`data key ${k} is not a valid Secret key`);
+    if (typeof v !== 'string' || Buffer.from(v, 'base64').toString('base64') !== v) errors.push(`data.${k} is not canonical base64`);
+  }
+  return errors;
+}
 
 t.test('the validator catches a child the CRD refuses', async (t) => {
   const bad = { apiVersion: 'keystone.openstack.c5c3.io/v1alpha1', kind: 'Keystone', metadata: { name: 'x' }, spec: { policyOverrides: {} } };
   t.ok(admit(bad)!.errors.length > 0);
   const mariadb = { apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'MariaDB', metadata: { name: 'x' }, spec: { replicas: 2, storage: { size: '1Gi' } } };
   t.match(admit(mariadb)!.errors.join(), /odd|replicas/i, 'even replicas are refused by the CEL rule');
+  const unmanagedWithoutImport = { apiVersion: 'openstack.k-orc.cloud/v1alpha1', kind: 'User', metadata: { name: 'x' }, spec: { managementPolicy: 'unmanaged', cloudCredentialsRef: { cloudName: 'a', secretName: 'b' } } };
+  t.match(admit(unmanagedWithoutImport)!.errors.join(), /import must be specified/, 'CEL rules naming a reserved word (import) are evaluated');
+  const badMethod = { apiVersion: 'openstack.k-orc.cloud/v1alpha1', kind: 'ApplicationCredential', metadata: { name: 'x' }, spec: { cloudCredentialsRef: { cloudName: 'a', secretName: 'b' }, resource: { userRef: 'u', secretRef: 's', accessRules: [{ method: 'get' }] } } };
+  t.ok(admit(badMethod)!.errors.length > 0, 'a lower-case method is refused by K-ORC');
+  t.same(secretErrors({ type: 'Opaque', stringData: {}, data: { a: 'not base64!' } }).length, 2);
 });

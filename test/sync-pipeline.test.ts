@@ -15,7 +15,7 @@ const lastAppliedOf = (c: Obj) => JSON.parse(c.metadata.annotations[LAST_APPLIED
 /** A child without the label Metacontroller adds (a re-emitted child lacks it, a kept one has it). */
 const withoutControllerUid = (c: Obj): Obj => {
   const copy = structuredClone(c);
-  delete copy.metadata.labels?.['controller-uid'];
+  delete copy.metadata?.labels?.['controller-uid'];
   return copy;
 };
 const notReady = (): Obj => ({ conditions: [readyCondition(false)] });

@@ -22,6 +22,8 @@ export interface World {
   /** The related objects of the last pass (base + admin password + materialised clouds.yaml). */
   related: Obj[];
   response: SyncResponse;
+  /** Every response of the passes that led here (converge only). */
+  history?: SyncResponse[];
 }
 
 /**
@@ -40,12 +42,14 @@ export async function converge(
 ): Promise<World> {
   let children = start;
   let last = '';
+  const history: SyncResponse[] = [];
   for (let pass = 0; pass < maxPasses; pass++) {
     const related = surroundings(parent, children, base, password);
     const response = await sync(app, parent, children, related);
+    history.push(response);
     const text = JSON.stringify([response, related]);
     parent = { ...parent, status: { ...response.status, observedGeneration: parent.metadata.generation } };
-    if (text === last) return { parent, children, related, response };
+    if (text === last) return { parent, children, related, response, history };
     last = text;
     children = applyResponse(response.children, parent, statusOf, children);
   }
