@@ -1,5 +1,4 @@
 // The hook routes: path, request schema, and the pure function that answers.
-// Later hooks (sync, finalize) are added here as they are implemented.
 import type { TSchema } from '@sinclair/typebox';
 import {
   CompositeHookRequest,
@@ -13,6 +12,7 @@ import { customizeControlPlane } from './controlplane/customize.js';
 import { syncControlPlane, type SyncRequest } from './controlplane/sync.js';
 import type { StageTrace } from './controlplane/pipeline.js';
 import { customizeCredentialRotation } from './credentialrotation/customize.js';
+import { finalizeControlPlane, type TeardownEvent } from './controlplane/finalize.js';
 
 /** What a hook may read besides the request: injected so every answer is reproducible. */
 export interface HookContext {
@@ -20,6 +20,8 @@ export interface HookContext {
   random: (bytes: number) => Buffer;
   /** Receives per-stage measurements of the sync pipeline (metrics). */
   onStage?: (trace: StageTrace) => void;
+  /** Receives what the seed would record as a Kubernetes Event (logged, DESIGN §7). */
+  onEvent?: (event: TeardownEvent) => void;
 }
 
 export interface HookRoute {
@@ -39,6 +41,9 @@ function route<B>(path: string, body: TSchema, handle: (body: B, context: HookCo
 export const HOOK_ROUTES: readonly HookRoute[] = [
   route<SyncRequest>('/controlplane/sync', CompositeHookRequest(ControlPlaneParent), (body, context) =>
     syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage }),
+  ),
+  route<SyncRequest>('/controlplane/finalize', CompositeHookRequest(ControlPlaneParent), (body, context) =>
+    finalizeControlPlane(body, { now: context.clock(), onEvent: context.onEvent }),
   ),
   route<{ parent: ControlPlaneParentT }>(
     '/controlplane/customize',

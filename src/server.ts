@@ -126,7 +126,11 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     app.post(
       route.path,
       { schema: { body: route.body as TSchema }, config: { hook: route.hook } },
-      async (request) => route.handle(request.body as never, context),
+      async (request) =>
+        route.handle(request.body as never, {
+          ...context,
+          onEvent: (event) => request.log.warn({ reason: event.reason, objects: event.objects }, event.message),
+        }),
     );
   }
 

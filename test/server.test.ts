@@ -22,10 +22,10 @@ t.test('health, readiness and draining', async (t) => {
 });
 
 t.test('exactly the implemented hook routes exist, no placeholders', async (t) => {
-  t.same(HOOK_ROUTES.map((r) => r.path).sort(), ['/controlplane/customize', '/controlplane/sync', '/credentialrotation/customize']);
+  t.same(HOOK_ROUTES.map((r) => r.path).sort(), ['/controlplane/customize', '/controlplane/finalize', '/controlplane/sync', '/credentialrotation/customize']);
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const res = await post(app, '/controlplane/finalize', {});
+  const res = await post(app, '/credentialrotation/sync', {});
   t.equal(res.status, 404);
   t.same(Object.keys(res.json).sort(), ['error', 'message']);
 });

@@ -79,6 +79,9 @@ export const REASON = {
   CatalogFailed: 'CatalogFailed',
   WaitingForCatalog: 'WaitingForCatalog',
   CatalogRegistered: 'CatalogRegistered',
+  // Finalize
+  FinalizingORC: 'FinalizingORC',
+  ORCTeardownStalled: 'ORCTeardownStalled',
 } as const;
 
 /** Requeue intervals in seconds (seed "requeue_intervals.go", DESIGN §9.6). */
@@ -95,6 +98,7 @@ export const REQUEUE = {
 /** How long a state may last before its condition escalates (seed: remintStallTimeout, cloudsYamlSyncStuckTimeout). */
 export const TIMEOUT_SECONDS = {
   reMintStall: 5 * 60,
+  orcTeardownStall: 5 * 60,
   cloudsYamlSyncStuck: 15 * 60,
 } as const;
 

@@ -1,0 +1,142 @@
+// POST /controlplane/finalize: ordered teardown (DESIGN §6, seed "Deletion ordering").
+// Metacontroller owns the parent's finalizer and calls this hook instead of sync while the
+// ControlPlane is being deleted. The K-ORC objects go first, one dependency group at a time,
+// while Keystone and its infrastructure stay up so K-ORC can revoke in OpenStack; only then is
+// the parent released and garbage collection removes the rest.
+import type { CompositeHookResponse } from '../api/hooks.js';
+import { GVK, type KindInfo } from '../k8s/kinds.js';
+import { keepAsIs, identity, isReady, isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
+import { terminalError } from '../k8s/orc.js';
+import { at, isObject, stringAt } from '../k8s/read.js';
+import { assertKeepsObserved } from '../k8s/invariant.js';
+import { decideCondition } from '../k8s/conditions.js';
+import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from './conditions.js';
+import { childNames } from './names.js';
+import { readSpec } from './spec.js';
+import { buildStatus, previousConditions } from './status.js';
+import { credentialStatus } from './korc/credential-status.js';
+import type { ControlPlaneRef } from './stage.js';
+import type { SyncRequest } from './sync.js';
+
+/**
+ * Deletion order: the catalog first (its deletion authenticates with the admin application
+ * credential), then the credential (it authenticates with the password cloud), then the
+ * unmanaged imports (removing them touches nothing in OpenStack).
+ */
+export const TEARDOWN_GROUPS: readonly (readonly KindInfo[])[] = [
+  [GVK.Endpoint, GVK.Service],
+  [GVK.ApplicationCredential],
+  [GVK.User, GVK.Domain],
+];
+
+const isOrcKind = (obj: KubeObject) => TEARDOWN_GROUPS.some((g) => g.some((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind));
+const groupOf = (obj: KubeObject) => TEARDOWN_GROUPS.findIndex((g) => g.some((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind));
+
+/** A teardown observation the server logs (hooks cannot emit Kubernetes Events, DESIGN §7). */
+export interface TeardownEvent {
+  reason: string;
+  message: string;
+  objects: string[];
+}
+
+export interface FinalizeContext {
+  now: Date;
+  onEvent?: (event: TeardownEvent) => void;
+}
+
+const label = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
+
+/** A managed K-ORC object told to leave the OpenStack resource alone when it is deleted. */
+function detached(live: KubeObject): KubeObject {
+  const base = keepAsIs(live);
+  const spec = isObject(base.spec) ? base.spec : {};
+  const managedOptions = isObject(spec.managedOptions) ? spec.managedOptions : {};
+  return { ...base, spec: { ...spec, managedOptions: { ...managedOptions, onDelete: 'detach' } } };
+}
+
+const isManaged = (o: KubeObject) => (at(o, 'spec', 'managementPolicy') ?? 'managed') === 'managed';
+const isDetached = (o: KubeObject) => at(o, 'spec', 'managedOptions', 'onDelete') === 'detach';
+
+/**
+ * Why K-ORC cannot revoke, if it cannot: its deletions would retry forever against a dead
+ * Keystone, and a Terminating object can no longer be patched through Metacontroller (it never
+ * updates a child with a deletionTimestamp), so the detach must be in place before deletion.
+ */
+function revocationBlocked(cp: ControlPlaneRef, children: ObjectIndex, orc: KubeObject[]): string | undefined {
+  const keystone = children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone);
+  if (!keystone) return `Keystone ${childNames(cp.name).keystone} is gone`;
+  if (!isReady(keystone)) return `Keystone ${childNames(cp.name).keystone} is not Ready`;
+  const failed = orc.find((o) => terminalError(o));
+  return failed ? `${label(failed)} reports ${terminalError(failed)}` : undefined;
+}
+
+export function finalizeControlPlane(request: SyncRequest, context: FinalizeContext): CompositeHookResponse {
+  const parent = request.parent;
+  const cp: ControlPlaneRef = {
+    name: parent.metadata.name,
+    namespace: parent.metadata.namespace,
+    uid: parent.metadata.uid ?? '',
+    generation: parent.metadata.generation ?? 0,
+  };
+  const children = new ObjectIndex(request.children);
+  const previous = previousConditions(parent.status);
+  const { spec } = readSpec(parent.spec);
+  const orc = children.all().filter(isOrcKind);
+  const korc = (status: 'True' | 'False', reason: string, message: string) =>
+    new Map([[CONDITION.KORC, decideCondition(CONDITION.KORC, { status, reason, message }, previous.get(CONDITION.KORC), cp.generation, context.now)]]);
+  const status = (decided: ReturnType<typeof korc>) =>
+    buildStatus({ cp, spec, credential: credentialStatus(cp, children, parent.status, context.now), previous, decided, now: context.now });
+  const everythingAsIs = children.all().map(keepAsIs);
+
+  if (orc.length === 0) {
+    return {
+      status: status(korc('False', REASON.FinalizingORC, 'Every K-ORC object is gone; the ControlPlane is released')),
+      children: everythingAsIs,
+      finalized: true,
+    };
+  }
+
+  const age = secondsSince(stringAt(parent, 'metadata', 'deletionTimestamp'), context.now);
+  if (age !== undefined && age > TIMEOUT_SECONDS.orcTeardownStall) {
+    const objects = orc.map(label);
+    const message =
+      `K-ORC objects still present ${Math.floor(age / 60)} minutes after deletion: ${objects.join(', ')}; ` +
+      'the ControlPlane is released anyway, remove their openstack.k-orc.cloud finalizers by hand';
+    context.onEvent?.({ reason: REASON.ORCTeardownStalled, message, objects });
+    return { status: status(korc('False', REASON.ORCTeardownStalled, message)), children: everythingAsIs, finalized: true };
+  }
+
+  const current = Math.min(...orc.map(groupOf));
+  const blocked = revocationBlocked(cp, children, orc);
+  const out: KubeObject[] = [];
+  const released = new Set<string>();
+  const detaching: string[] = [];
+  for (const live of children.all()) {
+    if (!isOrcKind(live)) {
+      out.push(keepAsIs(live));
+      continue;
+    }
+    const needsDetach = blocked !== undefined && isManaged(live) && !isDetached(live) && !isTerminating(live);
+    if (needsDetach) {
+      // Every K-ORC object is detached at once (DESIGN §9.14); deletion still goes group by group.
+      out.push(detached(live));
+      detaching.push(label(live));
+    } else if (groupOf(live) === current) {
+      released.add(identity(live));
+    } else {
+      out.push(keepAsIs(live));
+    }
+  }
+  assertKeepsObserved(out, children, released);
+
+  const waitingFor = orc.filter((o) => groupOf(o) === current).map(label);
+  const message = detaching.length > 0
+    ? `Deleting K-ORC objects: ${blocked}, so revocation cannot succeed; detaching ${detaching.join(', ')} first`
+    : `Deleting K-ORC objects before the rest of the ControlPlane: waiting for ${waitingFor.join(', ')}`;
+  return {
+    status: status(korc('False', REASON.FinalizingORC, message)),
+    children: out,
+    resyncAfterSeconds: REQUEUE.korc,
+    finalized: false,
+  };
+}

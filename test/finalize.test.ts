@@ -1,0 +1,151 @@
+// POST /controlplane/finalize: K-ORC first, group by group, never wedged (DESIGN §6).
+import t from 'tap';
+import { testServer, post } from './support/server.js';
+import { applyResponse, healthy, orcStatus, readyCondition, syncRequest } from './support/world.js';
+import { converge, conditionOf, ids, managedCP, sync, type World } from './support/sync.js';
+import { find } from './support/korc.js';
+import { admission } from './support/crd.js';
+import { upstreamSchema, type Obj } from './support/shared.js';
+import type { HooksServer } from '../src/server.js';
+
+type Response = { status: Obj; children: Obj[]; resyncAfterSeconds?: number; finalized?: boolean };
+const ORC = ['ApplicationCredential', 'Service', 'Endpoint', 'User', 'Domain'];
+const isOrc = (c: Obj) => ORC.includes(c.kind);
+
+async function finalize(app: HooksServer, parent: Obj, children: Obj[], related: Obj[] = []): Promise<Response> {
+  const res = await post(app, '/controlplane/finalize', syncRequest(parent, children, related, true));
+  if (res.status !== 200) throw new Error(`finalize answered ${res.status}: ${res.body}`);
+  return res.json as Response;
+}
+
+const deleting = (world: World, at = '2026-11-21T11:59:00Z'): Obj => ({ ...world.parent, metadata: { ...world.parent.metadata, deletionTimestamp: at } });
+
+/** Metacontroller's reading of a finalize answer: returned children applied, the rest deleted (K-ORC finalizers hold them Terminating). */
+function apply(parent: Obj, observed: Obj[], res: Response): Obj[] {
+  const returned = applyResponse(res.children, parent, (c, g) => healthy(c, g), observed);
+  const omitted = observed.filter((o) => !res.children.some((c) => c.kind === o.kind && c.metadata.name === o.metadata.name));
+  const terminating = omitted.filter((o) => !o.metadata.deletionTimestamp).map((o) => ({ ...o, metadata: { ...o.metadata, deletionTimestamp: '2026-11-21T12:00:00Z' } }));
+  return [...returned, ...terminating];
+}
+
+/** Checks every finalize answer keeps: nothing new, nothing but the current K-ORC group left out. */
+function checkAnswer(t: Tap.Test, observed: Obj[], res: Response, step: string) {
+  for (const c of res.children) t.ok(observed.some((o) => o.kind === c.kind && o.metadata.name === c.metadata.name), `${step}: ${c.kind}/${c.metadata.name} was observed (nothing recreated)`);
+  if (res.finalized) return;
+  const omitted = observed.filter((o) => !res.children.some((c) => c.kind === o.kind && c.metadata.name === o.metadata.name));
+  t.same(omitted.filter((o) => !isOrc(o)), [], `${step}: no infrastructure, Keystone or credential child is left out`);
+  const push = find(res.children, 'PushSecret');
+  if (push) t.equal(push.spec.deletionPolicy, 'None', `${step}: the PushSecret keeps deletionPolicy None`);
+}
+
+t.test('ordered teardown: Endpoint and Service, then the AC, then the imports, then released', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, managedCP());
+  const parent = deleting(world);
+  let observed = world.children;
+  const expected = [['Endpoint', 'Service'], ['ApplicationCredential'], ['Domain', 'User']];
+  for (const group of expected) {
+    const res = await finalize(app, parent, observed);
+    checkAnswer(t, observed, res, `${group.join('+')} first call`);
+    t.same(ORC.filter((k) => find(observed, k) && !find(res.children, k)).sort(), [...group].sort(), `${group.join('+')}: only this group is left out`);
+    t.equal(res.finalized, false);
+    t.equal(res.resyncAfterSeconds, 10);
+    t.match(conditionOf(res.status, 'KORCReady'), { status: 'False', reason: 'FinalizingORC', message: new RegExp(`waiting for ${group.length > 1 ? '' : group[0]}`) });
+    t.match(conditionOf(res.status, 'Ready'), { status: 'False', reason: 'NotAllReady' });
+    // Metacontroller deletes them; K-ORC's finalizers keep them Terminating for a while.
+    observed = apply(parent, observed, res);
+    const still = await finalize(app, parent, observed);
+    checkAnswer(t, observed, still, `${group.join('+')} while Terminating`);
+    t.same(ids(still.children), ids(res.children), `${group.join('+')}: still left out while Terminating, the next group waits`);
+    observed = observed.filter((o) => !group.includes(o.kind));
+  }
+  const done = await finalize(app, parent, observed);
+  t.equal(done.finalized, true, 'released once no K-ORC object is observed');
+  t.notOk(done.children.some(isOrc));
+  t.same(ids(done.children), ids(observed), 'the rest is left to garbage collection');
+  const again = await finalize(app, parent, observed);
+  t.same(again, done, 'idempotent');
+  const syncWhileDeleting = await sync(app, parent, observed, world.related);
+  t.notOk(syncWhileDeleting.finalized, 'the sync hook never returns finalized');
+});
+
+t.test('a dead Keystone: every managed K-ORC object is detached before it is deleted', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, managedCP());
+  const parent = deleting(world);
+  const deadKeystone = world.children.map((c) => (c.kind === 'Keystone' ? { ...c, status: { conditions: [readyCondition(false)] } } : c));
+  const res = await finalize(app, parent, deadKeystone);
+  checkAnswer(t, deadKeystone, res, 'detach');
+  t.equal(res.finalized, false);
+  for (const kind of ['ApplicationCredential', 'Service', 'Endpoint']) {
+    t.equal(find(res.children, kind)?.spec.managedOptions?.onDelete, 'detach', `${kind} returned with onDelete: detach`);
+  }
+  for (const kind of ['User', 'Domain']) t.notOk(find(res.children, kind)!.spec.managedOptions, `${kind}: unmanaged, nothing to detach`);
+  t.match(conditionOf(res.status, 'KORCReady'), { reason: 'FinalizingORC', message: /Keystone controlplane-keystone-keystone is not Ready, so revocation cannot succeed; detaching/ });
+  const admit = admission(upstreamSchema('openstack.k-orc.cloud/endpoints.yaml', 'v1alpha1'));
+  t.same(admit(find(res.children, 'Endpoint')!).errors, [], 'the detached Endpoint validates');
+
+  // Once the detach is observed, deletion goes on group by group.
+  const observed = applyResponse(res.children, parent, (c, g) => healthy(c, g), deadKeystone);
+  const next = await finalize(app, parent, observed);
+  t.notOk(find(next.children, 'Endpoint'), 'detached: now deleted');
+  t.notOk(find(next.children, 'Service'));
+  t.equal(find(next.children, 'ApplicationCredential')!.spec.managedOptions.onDelete, 'detach', 'later groups stay detached');
+
+  const gone = await finalize(app, parent, world.children.filter((c) => c.kind !== 'Keystone'));
+  t.equal(find(gone.children, 'Endpoint')?.spec.managedOptions?.onDelete, 'detach', 'Keystone absent: detach too');
+  const terminal = world.children.map((c) => (c.kind === 'Service' ? { ...c, status: orcStatus(c.metadata.generation, { available: false, reason: 'UnrecoverableError', message: 'gone' }) } : c));
+  const t1 = await finalize(app, parent, terminal);
+  t.match(conditionOf(t1.status, 'KORCReady'), { message: /Service\/controlplane-keystone-identity-service reports UnrecoverableError: gone/ });
+  t.equal(find(t1.children, 'Service')!.spec.managedOptions.onDelete, 'detach', 'a terminal K-ORC error: detach');
+});
+
+t.test('stalled teardown: released after 5 minutes from the ControlPlane deletion, loudly', async (t) => {
+  const { app, logs } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, managedCP());
+  const stuck = world.children.map((c) => (isOrc(c) ? { ...c, metadata: { ...c.metadata, deletionTimestamp: '2026-11-21T11:55:00Z' } } : c));
+  const under = await finalize(app, deleting(world, '2026-11-21T11:55:00Z'), stuck);
+  t.equal(under.finalized, false, 'exactly 5 minutes: still waiting');
+  const over = await finalize(app, deleting(world, '2026-11-21T11:54:59Z'), stuck);
+  t.equal(over.finalized, true, 'past 5 minutes: released anyway');
+  t.match(conditionOf(over.status, 'KORCReady'), { status: 'False', reason: 'ORCTeardownStalled', message: /5 minutes after deletion: .*ApplicationCredential\/controlplane-keystone-admin-app-credential/ });
+  const warn = logs.map((l) => JSON.parse(l)).find((l) => l.reason === 'ORCTeardownStalled');
+  t.ok(warn, 'a warning log line');
+  t.equal(warn.level, 'warn');
+  t.same([...warn.objects].sort(), stuck.filter(isOrc).map((c) => `${c.kind}/${c.metadata.name}`).sort(), 'naming each stuck object');
+  checkAnswer(t, stuck, over, 'stalled');
+});
+
+t.test('brownfield teardown, and a teardown where nothing K-ORC ever existed', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const cp = managedCP();
+  cp.spec.infrastructure = {
+    database: { host: 'db.example.com', database: 'keystone', secretRef: { name: 'keystone-db', key: 'password' } },
+    cache: { servers: ['mc:11211'], backend: 'dogpile.cache.pymemcache' },
+  };
+  const world = await converge(app, cp);
+  let observed = world.children;
+  const parent = deleting(world);
+  let res = await finalize(app, parent, observed);
+  let calls = 1;
+  while (!res.finalized && calls < 10) {
+    checkAnswer(t, observed, res, `brownfield call ${calls}`);
+    observed = apply(parent, observed, res).filter((o) => !o.metadata.deletionTimestamp);
+    res = await finalize(app, parent, observed);
+    calls++;
+  }
+  t.equal(res.finalized, true);
+  t.equal(calls, 4, 'three groups, then released');
+
+  const early = await converge(app, managedCP(), undefined, (c, g) => (c.kind === 'Keystone' ? { conditions: [readyCondition(false)] } : healthy(c, g)));
+  t.notOk(early.children.some(isOrc), 'the chain never reached K-ORC');
+  const immediate = await finalize(app, deleting(early), early.children);
+  t.equal(immediate.finalized, true, 'released at once');
+  t.same(ids(immediate.children), ids(early.children));
+  const empty = await finalize(app, deleting(early), []);
+  t.same({ finalized: empty.finalized, children: empty.children }, { finalized: true, children: [] }, 'no children at all');
+});
