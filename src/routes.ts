@@ -5,6 +5,7 @@ import {
   ControlPlaneParent,
   CredentialRotationParent,
   CustomizeHookRequest,
+  DecoratorHookRequest,
   type ControlPlaneParent as ControlPlaneParentT,
   type CredentialRotationParent as CredentialRotationParentT,
 } from './api/hooks.js';
@@ -12,7 +13,9 @@ import { customizeControlPlane } from './controlplane/customize.js';
 import { syncControlPlane, type SyncRequest } from './controlplane/sync.js';
 import type { StageTrace } from './controlplane/pipeline.js';
 import { customizeCredentialRotation } from './credentialrotation/customize.js';
-import { finalizeControlPlane, type TeardownEvent } from './controlplane/finalize.js';
+import { finalizeControlPlane } from './controlplane/finalize.js';
+import type { HookEvent } from './events.js';
+import { syncCredentialRotation, type RotationRequest } from './credentialrotation/sync.js';
 
 /** What a hook may read besides the request: injected so every answer is reproducible. */
 export interface HookContext {
@@ -21,7 +24,7 @@ export interface HookContext {
   /** Receives per-stage measurements of the sync pipeline (metrics). */
   onStage?: (trace: StageTrace) => void;
   /** Receives what the seed would record as a Kubernetes Event (logged, DESIGN §7). */
-  onEvent?: (event: TeardownEvent) => void;
+  onEvent?: (event: HookEvent) => void;
 }
 
 export interface HookRoute {
@@ -49,6 +52,9 @@ export const HOOK_ROUTES: readonly HookRoute[] = [
     '/controlplane/customize',
     CustomizeHookRequest(ControlPlaneParent),
     (body) => customizeControlPlane(body.parent),
+  ),
+  route<RotationRequest>('/credentialrotation/sync', DecoratorHookRequest(CredentialRotationParent), (body, context) =>
+    syncCredentialRotation(body, { now: context.clock(), onEvent: context.onEvent }),
   ),
   route<{ parent: CredentialRotationParentT }>(
     '/credentialrotation/customize',

@@ -129,7 +129,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
       async (request) =>
         route.handle(request.body as never, {
           ...context,
-          onEvent: (event) => request.log.warn({ reason: event.reason, objects: event.objects }, event.message),
+          onEvent: (event) => request.log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
         }),
     );
   }

@@ -1,5 +1,5 @@
 // POST /controlplane/finalize: K-ORC first, group by group, never wedged (DESIGN §6).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { testServer, post } from './support/server.js';
 import { applyResponse, healthy, orcStatus, readyCondition, syncRequest } from './support/world.js';
 import { converge, conditionOf, ids, managedCP, sync, type World } from './support/sync.js';
@@ -28,8 +28,10 @@ function apply(parent: Obj, observed: Obj[], res: Response): Obj[] {
   return [...returned, ...terminating];
 }
 
+type Checks = Test;
+
 /** Checks every finalize answer keeps: nothing new, nothing but the current K-ORC group left out. */
-function checkAnswer(t: Tap.Test, observed: Obj[], res: Response, step: string) {
+function checkAnswer(t: Checks, observed: Obj[], res: Response, step: string) {
   for (const c of res.children) t.ok(observed.some((o) => o.kind === c.kind && o.metadata.name === c.metadata.name), `${step}: ${c.kind}/${c.metadata.name} was observed (nothing recreated)`);
   if (res.finalized) return;
   const omitted = observed.filter((o) => !res.children.some((c) => c.kind === o.kind && c.metadata.name === o.metadata.name));

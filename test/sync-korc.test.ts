@@ -263,7 +263,7 @@ t.test('re-mint on a pending CredentialRotation request; honoured once; latched 
     status: { lastTriggeredGeneration: generation },
   });
   const world = await converge(app, managedCP(), [clusterSecretStore(), request(1)]);
-  t.equal(acOf(world.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'uid-cr-1/1', 'the first mint lists the request latched before it');
+  t.equal(acOf(world.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'rotate-admin/1', 'the first mint lists the request latched before it');
   t.match(conditionOf(world.response.status, 'Ready'), { status: 'True' }, 'and no extra re-mint');
 
   const base = [clusterSecretStore(), request(2)];
@@ -271,7 +271,7 @@ t.test('re-mint on a pending CredentialRotation request; honoured once; latched 
   t.notOk(acOf(res.children), 'a new request starts a re-mint');
   t.match(conditionOf(res.status, 'KORCReady'), { reason: 'ReMinting', message: /CredentialRotation rotate-admin requested a re-mint \(generation 2\)/ });
   const after = await converge(app, { ...world.parent, status: res.status }, base, healthy, ADMIN_PASSWORD, withoutAc(applyResponse(res.children, world.parent, healthy, world.children)));
-  t.equal(acOf(after.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'uid-cr-1/2');
+  t.equal(acOf(after.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'rotate-admin/2');
   t.match(conditionOf(after.response.status, 'Ready'), { status: 'True' }, 'honoured once, never replayed');
   const other = { apiVersion: 'c5c3.io/v1alpha1', kind: 'CredentialRotation', metadata: { name: 'other-ns', namespace: 'elsewhere', uid: 'u9' }, spec: { target: 'adminApplicationCredential' }, status: { lastTriggeredGeneration: 5 } };
   const ignored = await sync(app, after.parent, after.children, [...after.related, other, { ...request(0, 'uid-cr-2'), metadata: { ...request(0).metadata, uid: 'uid-cr-2', name: 'unlatched' } }]);

@@ -17,6 +17,7 @@ import { buildStatus, previousConditions } from './status.js';
 import { credentialStatus } from './korc/credential-status.js';
 import type { ControlPlaneRef } from './stage.js';
 import type { SyncRequest } from './sync.js';
+import type { HookEvent } from '../events.js';
 
 /**
  * Deletion order: the catalog first (its deletion authenticates with the admin application
@@ -32,16 +33,9 @@ export const TEARDOWN_GROUPS: readonly (readonly KindInfo[])[] = [
 const isOrcKind = (obj: KubeObject) => TEARDOWN_GROUPS.some((g) => g.some((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind));
 const groupOf = (obj: KubeObject) => TEARDOWN_GROUPS.findIndex((g) => g.some((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind));
 
-/** A teardown observation the server logs (hooks cannot emit Kubernetes Events, DESIGN §7). */
-export interface TeardownEvent {
-  reason: string;
-  message: string;
-  objects: string[];
-}
-
 export interface FinalizeContext {
   now: Date;
-  onEvent?: (event: TeardownEvent) => void;
+  onEvent?: (event: HookEvent) => void;
 }
 
 const label = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
@@ -102,7 +96,7 @@ export function finalizeControlPlane(request: SyncRequest, context: FinalizeCont
     const message =
       `K-ORC objects still present ${Math.floor(age / 60)} minutes after deletion: ${objects.join(', ')}; ` +
       'the ControlPlane is released anyway, remove their openstack.k-orc.cloud finalizers by hand';
-    context.onEvent?.({ reason: REASON.ORCTeardownStalled, message, objects });
+    context.onEvent?.({ level: 'warn', reason: REASON.ORCTeardownStalled, message, objects });
     return { status: status(korc('False', REASON.ORCTeardownStalled, message)), children: everythingAsIs, finalized: true };
   }
 

@@ -1,0 +1,131 @@
+// POST /credentialrotation/sync (DecoratorController): the rotation handshake of DESIGN §5 and
+// §9.4. The admin ApplicationCredential has one writer, the ControlPlane sync hook, so this hook
+// never touches it: it latches an explicit `reMint` on its own status (`lastTriggeredGeneration`,
+// once per spec generation) and the ControlPlane, which relates every CredentialRotation of its
+// namespace, re-mints for the request `name/generation` and lists it on the new AC. This hook
+// reads the ControlPlane's conditions and the labelled AC to report; it reads no Secret.
+import type { CredentialRotationParent, DecoratorHookResponse, ObjectMap } from '../api/hooks.js';
+import { decideCondition, findCondition, type Condition, type ConditionDecision } from '../k8s/conditions.js';
+import { GVK } from '../k8s/kinds.js';
+import { isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
+import { isAvailable } from '../k8s/orc.js';
+import { at } from '../k8s/read.js';
+import { CONDITION, REASON as CP_REASON, REQUEUE } from '../controlplane/conditions.js';
+import { childNames } from '../controlplane/names.js';
+import { previousConditions } from '../controlplane/status.js';
+import { ADMIN_AC_TARGET, honouredBy, requestKey } from '../controlplane/korc/rotation-requests.js';
+import type { HookEvent } from '../events.js';
+
+export const ROTATION_CONDITION = { Ready: 'Ready', Complete: 'RotationComplete' } as const;
+
+export const ROTATION_REASON = {
+  UnsupportedTarget: 'UnsupportedTarget',
+  NoControlPlane: 'NoControlPlane',
+  AmbiguousControlPlane: 'AmbiguousControlPlane',
+  BootstrapComplete: 'BootstrapComplete',
+  WaitingForBootstrap: 'WaitingForBootstrap',
+  WaitingForApplicationCredential: 'WaitingForApplicationCredential',
+  WaitingForAdminPassword: 'WaitingForAdminPassword',
+  NoRotationNeeded: 'NoRotationNeeded',
+  RotationTriggered: 'RotationTriggered',
+  // RotationComplete
+  RotationCompleted: 'RotationCompleted',
+  RotationInProgress: 'RotationInProgress',
+} as const;
+
+export const SCHEDULED_FIELDS = ['intervalDays', 'preRotationDays', 'gracePeriodDays'] as const;
+
+export interface RotationContext {
+  now: Date;
+  onEvent?: (event: HookEvent) => void;
+}
+
+export interface RotationRequest {
+  object: CredentialRotationParent;
+  related?: ObjectMap;
+}
+
+interface Verdict {
+  ready: ConditionDecision;
+  requeue?: number;
+  latch?: number;
+}
+
+function decide(cr: CredentialRotationParent, generation: number, latched: number, cps: KubeObject[], ac: KubeObject | undefined): Verdict {
+  const spec = (cr.spec ?? {}) as Record<string, unknown>;
+  const wait = (reason: string, message: string, requeue: number | null = REQUEUE.korc): Verdict => ({ ready: { status: 'False', reason, message }, requeue: requeue ?? undefined });
+  const done = (reason: string, message: string, latch?: number): Verdict => ({ ready: { status: 'True', reason, message }, latch });
+
+  if (spec.target !== ADMIN_AC_TARGET) {
+    return wait(ROTATION_REASON.UnsupportedTarget, `target ${JSON.stringify(spec.target)} is not supported: only ${ADMIN_AC_TARGET}`, null);
+  }
+  if (cps.length === 0) return wait(ROTATION_REASON.NoControlPlane, `no ControlPlane in namespace ${cr.metadata.namespace}`);
+  if (cps.length > 1) {
+    const names = cps.map((c) => c.metadata.name).sort().join(', ');
+    return wait(ROTATION_REASON.AmbiguousControlPlane, `more than one ControlPlane in namespace ${cr.metadata.namespace} (${names}): refusing to pick one`, null);
+  }
+  const cp = cps[0]!;
+  const acName = childNames(cp.metadata.name).adminAppCredential;
+  const live = ac && !isTerminating(ac) ? ac : undefined;
+  if (spec.bootstrap === true) {
+    return live
+      ? done(ROTATION_REASON.BootstrapComplete, `ApplicationCredential ${acName} exists`)
+      : wait(ROTATION_REASON.WaitingForBootstrap, `waiting for ControlPlane ${cp.metadata.name} to mint ApplicationCredential ${acName}`);
+  }
+  const cannotAct = findCondition(cp, CONDITION.KORC)?.reason === CP_REASON.WaitingForAdminPassword;
+  if (spec.reMint === true && latched !== generation) {
+    if (cannotAct) return wait(ROTATION_REASON.WaitingForAdminPassword, `ControlPlane ${cp.metadata.name} is waiting for the admin password; the re-mint is requested once it can act`);
+    if (live && honouredBy(live).has(requestKey(cr.metadata.name, generation))) {
+      return done(ROTATION_REASON.NoRotationNeeded, `ApplicationCredential ${acName} was already minted for this request`, generation);
+    }
+    return done(ROTATION_REASON.RotationTriggered, `re-mint of ApplicationCredential ${acName} requested from ControlPlane ${cp.metadata.name} (generation ${generation})`, generation);
+  }
+  if (!cannotAct && !live) return wait(ROTATION_REASON.WaitingForApplicationCredential, `ApplicationCredential ${acName} does not exist yet`);
+  return done(ROTATION_REASON.NoRotationNeeded, latched === generation ? `the re-mint of generation ${generation} was already requested` : 'no re-mint requested');
+}
+
+/** RotationComplete: the latched request is listed by a live, Available admin AC. */
+function completion(cr: CredentialRotationParent, latched: number, ac: KubeObject | undefined): ConditionDecision | undefined {
+  if (latched <= 0) return undefined;
+  const key = requestKey(cr.metadata.name, latched);
+  if (ac && !isTerminating(ac) && honouredBy(ac).has(key) && isAvailable(ac)) {
+    return { status: 'True', reason: ROTATION_REASON.RotationCompleted, message: `ApplicationCredential ${ac.metadata.name} was minted for request ${key} and is Available` };
+  }
+  return { status: 'False', reason: ROTATION_REASON.RotationInProgress, message: `waiting for an Available ApplicationCredential minted for request ${key}` };
+}
+
+export function syncCredentialRotation(request: RotationRequest, context: RotationContext): DecoratorHookResponse {
+  const cr = request.object;
+  const ns = cr.metadata.namespace;
+  const generation = cr.metadata.generation ?? 0;
+  const previousStatus = cr.status as Record<string, unknown> | undefined;
+  const latchedBefore = at(previousStatus, 'lastTriggeredGeneration');
+  const related = new ObjectIndex(request.related);
+  const cps = related.ofKind(GVK.ControlPlane).filter((c) => c.metadata.namespace === ns);
+  const ac = cps.length === 1 ? related.get(GVK.ApplicationCredential, ns, childNames(cps[0]!.metadata.name).adminAppCredential) : undefined;
+
+  const verdict = decide(cr, generation, typeof latchedBefore === 'number' ? latchedBefore : 0, cps, ac);
+  const latched = verdict.latch ?? (typeof latchedBefore === 'number' ? latchedBefore : 0);
+  const scheduled = SCHEDULED_FIELDS.filter((f) => (cr.spec as Record<string, unknown> | undefined)?.[f] !== undefined);
+  const ready = { ...verdict.ready };
+  if (scheduled.length > 0) {
+    ready.message += `; scheduled rotation (${scheduled.join(', ')}) is not implemented yet and is deferred`;
+    context.onEvent?.({ level: 'info', reason: 'ScheduledRotationDeferred', message: `CredentialRotation ${ns}/${cr.metadata.name}: ${scheduled.join(', ')} accepted, not acted on`, objects: [`CredentialRotation/${cr.metadata.name}`] });
+  }
+  if (verdict.ready.reason === ROTATION_REASON.RotationTriggered) {
+    context.onEvent?.({ level: 'info', reason: 'RotationNudged', message: verdict.ready.message, objects: [`CredentialRotation/${cr.metadata.name}`] });
+  }
+
+  const previous = previousConditions(previousStatus);
+  const conditions: Condition[] = [decideCondition(ROTATION_CONDITION.Ready, ready, previous.get(ROTATION_CONDITION.Ready), generation, context.now)];
+  const complete = completion(cr, latched, ac);
+  if (complete) conditions.push(decideCondition(ROTATION_CONDITION.Complete, complete, previous.get(ROTATION_CONDITION.Complete), generation, context.now));
+  const pending = complete?.status === 'False';
+
+  const status: Record<string, unknown> = { conditions, observedGeneration: generation };
+  if (latched > 0) status.lastTriggeredGeneration = latched;
+  const response: DecoratorHookResponse = { status, attachments: [] };
+  const requeue = verdict.requeue ?? (pending ? REQUEUE.korc : undefined);
+  if (requeue !== undefined) response.resyncAfterSeconds = requeue;
+  return response;
+}

@@ -1,0 +1,10 @@
+// What seed 000 records as Kubernetes Events. Hooks cannot emit Events (DESIGN §7): a hook hands
+// them to the server, which writes one structured log line per event with the same reason.
+export interface HookEvent {
+  /** warn for what an operator must act on (ORCTeardownStalled), info otherwise. */
+  level: 'warn' | 'info';
+  reason: string;
+  message: string;
+  /** `Kind/name` of the objects concerned. */
+  objects: string[];
+}
