@@ -21,11 +21,11 @@ t.test('health, readiness and draining', async (t) => {
   t.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'still alive while draining');
 });
 
-t.test('exactly the implemented hook routes exist, no placeholders', async (t) => {
-  t.same(HOOK_ROUTES.map((r) => r.path).sort(), ['/controlplane/customize', '/controlplane/finalize', '/controlplane/sync', '/credentialrotation/customize']);
+t.test('exactly the hook routes the Metacontroller objects name exist; others are 404', async (t) => {
+  t.same(HOOK_ROUTES.map((r) => r.path).sort(), ['/controlplane/customize', '/controlplane/finalize', '/controlplane/sync', '/credentialrotation/customize', '/credentialrotation/sync']);
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const res = await post(app, '/credentialrotation/sync', {});
+  const res = await post(app, '/credentialrotation/finalize', {});
   t.equal(res.status, 404);
   t.same(Object.keys(res.json).sort(), ['error', 'message']);
 });
