@@ -2,7 +2,7 @@
 import t, { type Test } from 'tap';
 import { testServer, post } from './support/server.js';
 import { applyResponse, healthy, orcStatus, readyCondition, syncRequest } from './support/world.js';
-import { converge, conditionOf, ids, managedCP, sync, type World } from './support/sync.js';
+import { brownfieldCP, converge, conditionOf, ids, managedCP, sync, type World } from './support/sync.js';
 import { find } from './support/korc.js';
 import { admission } from './support/crd.js';
 import { upstreamSchema, type Obj } from './support/shared.js';
@@ -124,11 +124,7 @@ t.test('stalled teardown: released after 5 minutes from the ControlPlane deletio
 t.test('brownfield teardown, and a teardown where nothing K-ORC ever existed', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const cp = managedCP();
-  cp.spec.infrastructure = {
-    database: { host: 'db.example.com', database: 'keystone', secretRef: { name: 'keystone-db', key: 'password' } },
-    cache: { servers: ['mc:11211'], backend: 'dogpile.cache.pymemcache' },
-  };
+  const cp = brownfieldCP();
   const world = await converge(app, cp);
   let observed = world.children;
   const parent = deleting(world);

@@ -4,7 +4,7 @@ import t from 'tap';
 import { stringify } from 'yaml';
 import { testServer, FIXED_NOW } from './support/server.js';
 import { clusterSecretStore, healthy, orcStatus, readyCondition, secret, type StatusOf } from './support/world.js';
-import { converge, conditionOf, managedCP, stageInput, step, sync, type World } from './support/sync.js';
+import { brownfieldCP, converge, conditionOf, managedCP, stageInput, step, sync, type World } from './support/sync.js';
 import { appCredential, find, names, sha256, withChild } from './support/korc.js';
 import { adminCredentialStage } from '../src/controlplane/stages/admin-credential.js';
 import type { Obj } from './support/shared.js';
@@ -55,11 +55,7 @@ t.test('the gates in order: store, PushSecret, clouds.yaml ExternalSecret, mater
 t.test('SecretStoreNotReady after KORCReady (brownfield, where no earlier stage reads the store)', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const cp = managedCP();
-  cp.spec.infrastructure = {
-    database: { host: 'db.example.com', database: 'keystone', secretRef: { name: 'keystone-db', key: 'password' } },
-    cache: { servers: ['mc:11211'], backend: 'dogpile.cache.pymemcache' },
-  };
+  const cp = brownfieldCP();
   const world = await converge(app, cp);
   t.match(conditionOf(world.response.status, 'Ready'), { status: 'True' }, 'brownfield converges through the K-ORC chain');
   const res = await sync(app, world.parent, world.children, [clusterSecretStore(false), ...world.related.filter((r) => r.kind !== 'ClusterSecretStore')]);

@@ -15,7 +15,7 @@ import { childNames } from './names.js';
 import { readSpec } from './spec.js';
 import { buildStatus, previousConditions } from './status.js';
 import { credentialStatus } from './korc/credential-status.js';
-import type { ControlPlaneRef } from './stage.js';
+import { controlPlaneRef, type ControlPlaneRef } from './stage.js';
 import type { SyncRequest } from './sync.js';
 import type { HookEvent } from '../events.js';
 
@@ -66,12 +66,7 @@ function revocationBlocked(cp: ControlPlaneRef, children: ObjectIndex, orc: Kube
 
 export function finalizeControlPlane(request: SyncRequest, context: FinalizeContext): CompositeHookResponse {
   const parent = request.parent;
-  const cp: ControlPlaneRef = {
-    name: parent.metadata.name,
-    namespace: parent.metadata.namespace,
-    uid: parent.metadata.uid ?? '',
-    generation: parent.metadata.generation ?? 0,
-  };
+  const cp = controlPlaneRef(parent);
   const children = new ObjectIndex(request.children);
   const previous = previousConditions(parent.status);
   const { spec } = readSpec(parent.spec);

@@ -1,6 +1,7 @@
 // The contract every stage of the sync pipeline fulfils (DESIGN §2): a pure function of the
 // request, the clock and the conditions already decided in this pass.
 import type { ControlPlaneSpec } from '../api/controlplane.js';
+import type { ControlPlaneParent } from '../api/hooks.js';
 import type { Condition, ConditionDecision } from '../k8s/conditions.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
 import type { CredentialStatus } from './korc/credential-status.js';
@@ -11,6 +12,11 @@ export interface ControlPlaneRef {
   namespace: string;
   uid: string;
   generation: number;
+}
+
+export function controlPlaneRef(parent: ControlPlaneParent): ControlPlaneRef {
+  const m = parent.metadata;
+  return { name: m.name, namespace: m.namespace, uid: m.uid ?? '', generation: m.generation ?? 0 };
 }
 
 export interface StageInput {

@@ -9,7 +9,7 @@ import { incumbentOver } from './duplicate-guard.js';
 import { runPipeline, type StageTrace } from './pipeline.js';
 import { readSpec } from './spec.js';
 import { buildStatus, previousConditions } from './status.js';
-import type { ControlPlaneRef } from './stage.js';
+import { controlPlaneRef } from './stage.js';
 import { credentialStatus } from './korc/credential-status.js';
 
 export interface SyncRequest {
@@ -27,12 +27,7 @@ export interface SyncContext {
 
 export function syncControlPlane(request: SyncRequest, context: SyncContext): CompositeHookResponse {
   const parent = request.parent;
-  const cp: ControlPlaneRef = {
-    name: parent.metadata.name,
-    namespace: parent.metadata.namespace,
-    uid: parent.metadata.uid ?? '',
-    generation: parent.metadata.generation ?? 0,
-  };
+  const cp = controlPlaneRef(parent);
   const { spec, errors } = readSpec(parent.spec);
   const children = new ObjectIndex(request.children);
   const related = new ObjectIndex(request.related);

@@ -67,6 +67,16 @@ export async function step(app: HooksServer, world: World, statusOf: StatusOf = 
 
 export const managedCP = () => exampleControlPlane('controlplane-full-managed.yaml');
 
+/** The managed example with a user-supplied (brownfield) database and cache. */
+export function brownfieldCP(): Obj {
+  const cp = managedCP();
+  cp.spec.infrastructure = {
+    database: { host: 'db.example.com', database: 'keystone', secretRef: { name: 'keystone-db', key: 'password' } },
+    cache: { servers: ['mc:11211'], backend: 'dogpile.cache.pymemcache' },
+  };
+  return cp;
+}
+
 export const conditionOf = (status: Obj, type: string): Obj => (status.conditions as Obj[]).find((c) => c.type === type) as Obj;
 
 export const ids = (objects: Obj[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
