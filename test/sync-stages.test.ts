@@ -1,7 +1,7 @@
 // Every row of seed 000's path tables for stages 1–4, at the HTTP level.
 import t from 'tap';
 import { testServer } from './support/server.js';
-import { clusterSecretStore, applied, allReady, readyCondition, objectMap } from './support/world.js';
+import { clusterSecretStore, applied, allReady, readyCondition } from './support/world.js';
 import { dbCredentialsStage } from '../src/controlplane/stages/db-credentials.js';
 import { adminPasswordStage } from '../src/controlplane/stages/admin-password.js';
 import { sync, converge, managedCP, conditionOf, ids, stageInput } from './support/sync.js';

@@ -8,7 +8,7 @@ import { GVK, type KindInfo } from '../k8s/kinds.js';
 import { keepAsIs, identity, isReady, isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import { terminalError } from '../k8s/orc.js';
 import { at, isObject, stringAt } from '../k8s/read.js';
-import { assertKeepsObserved } from '../k8s/invariant.js';
+import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
 import { decideCondition } from '../k8s/conditions.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from './conditions.js';
 import { childNames } from './names.js';
@@ -97,26 +97,13 @@ export function finalizeControlPlane(request: SyncRequest, context: FinalizeCont
 
   const current = Math.min(...orc.map(groupOf));
   const blocked = revocationBlocked(cp, children, orc);
-  const out: KubeObject[] = [];
-  const released = new Set<string>();
-  const detaching: string[] = [];
-  for (const live of children.all()) {
-    if (!isOrcKind(live)) {
-      out.push(keepAsIs(live));
-      continue;
-    }
-    const needsDetach = blocked !== undefined && isManaged(live) && !isDetached(live) && !isTerminating(live);
-    if (needsDetach) {
-      // Every K-ORC object is detached at once (DESIGN §9.14); deletion still goes group by group.
-      out.push(detached(live));
-      detaching.push(label(live));
-    } else if (groupOf(live) === current) {
-      released.add(identity(live));
-    } else {
-      out.push(keepAsIs(live));
-    }
-  }
+  // Every K-ORC object is detached at once (DESIGN §9.14); deletion still goes group by group:
+  // the current group is released once nothing of it still needs its detach.
+  const toDetach = blocked === undefined ? [] : orc.filter((o) => isManaged(o) && !isDetached(o) && !isTerminating(o));
+  const released = new Set(orc.filter((o) => groupOf(o) === current && !toDetach.includes(o)).map(identity));
+  const out = keepObserved(toDetach.map(detached), children, released);
   assertKeepsObserved(out, children, released);
+  const detaching = toDetach.map(label);
 
   const waitingFor = orc.filter((o) => groupOf(o) === current).map(label);
   const message = detaching.length > 0

@@ -6,7 +6,6 @@ import { performance } from 'node:perf_hooks';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
 import { keepObserved, assertKeepsObserved } from '../k8s/invariant.js';
 import type { KubeObject } from '../k8s/observed.js';
-import { CONDITION } from './conditions.js';
 import type { Stage, StageInput, StageOutcome, StageResult } from './stage.js';
 import { infrastructureStage } from './stages/infrastructure.js';
 import { dbCredentialsStage } from './stages/db-credentials.js';

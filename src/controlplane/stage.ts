@@ -74,3 +74,12 @@ export interface Stage {
 export const complete = (): StageOutcome => ({ kind: 'complete' });
 export const waiting = (requeueSeconds: number): StageOutcome => ({ kind: 'waiting', requeueSeconds });
 export const failed = (requeueSeconds: number): StageOutcome => ({ kind: 'failed', requeueSeconds });
+
+/**
+ * A stage's condition gate (seed: "gate: XReady"): while `conditionType` is not True this pass,
+ * the stage waits with `reason` and creates or changes nothing (its observed children are kept).
+ */
+export function gate(input: StageInput, conditionType: string, reason: string, requeueSeconds: number): StageResult | undefined {
+  if (input.decided.get(conditionType)?.status === 'True') return undefined;
+  return { condition: { status: 'False', reason, message: `Waiting for ${conditionType}` }, outcome: waiting(requeueSeconds), children: [] };
+}

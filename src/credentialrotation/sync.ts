@@ -10,7 +10,7 @@ import { GVK } from '../k8s/kinds.js';
 import { isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import { isAvailable } from '../k8s/orc.js';
 import { at } from '../k8s/read.js';
-import { CONDITION, REASON as CP_REASON, REQUEUE } from '../controlplane/conditions.js';
+import { CONDITION, REASON as CP_REASON } from '../controlplane/conditions.js';
 import { childNames } from '../controlplane/names.js';
 import { previousConditions } from '../controlplane/status.js';
 import { ADMIN_AC_TARGET, honouredBy, requestKey } from '../controlplane/korc/rotation-requests.js';
@@ -33,6 +33,9 @@ export const ROTATION_REASON = {
   RotationInProgress: 'RotationInProgress',
 } as const;
 
+/** Seed credentialRotationWaitInterval: while waiting for the ControlPlane or a dependency. */
+export const ROTATION_WAIT_SECONDS = 10;
+
 export const SCHEDULED_FIELDS = ['intervalDays', 'preRotationDays', 'gracePeriodDays'] as const;
 
 export interface RotationContext {
@@ -53,7 +56,7 @@ interface Verdict {
 
 function decide(cr: CredentialRotationParent, generation: number, latched: number, cps: KubeObject[], ac: KubeObject | undefined): Verdict {
   const spec = (cr.spec ?? {}) as Record<string, unknown>;
-  const wait = (reason: string, message: string, requeue: number | null = REQUEUE.korc): Verdict => ({ ready: { status: 'False', reason, message }, requeue: requeue ?? undefined });
+  const wait = (reason: string, message: string, requeue: number | null = ROTATION_WAIT_SECONDS): Verdict => ({ ready: { status: 'False', reason, message }, requeue: requeue ?? undefined });
   const done = (reason: string, message: string, latch?: number): Verdict => ({ ready: { status: 'True', reason, message }, latch });
 
   if (spec.target !== ADMIN_AC_TARGET) {
@@ -125,7 +128,7 @@ export function syncCredentialRotation(request: RotationRequest, context: Rotati
   const status: Record<string, unknown> = { conditions, observedGeneration: generation };
   if (latched > 0) status.lastTriggeredGeneration = latched;
   const response: DecoratorHookResponse = { status, attachments: [] };
-  const requeue = verdict.requeue ?? (pending ? REQUEUE.korc : undefined);
+  const requeue = verdict.requeue ?? (pending ? ROTATION_WAIT_SECONDS : undefined);
   if (requeue !== undefined) response.resyncAfterSeconds = requeue;
   return response;
 }

@@ -4,12 +4,18 @@
 // `cloudName` and point at the in-cluster Keystone.
 import { parse, stringify } from 'yaml';
 import { isObject } from '../../k8s/read.js';
-import { OPENSTACK_ADMIN } from '../names.js';
+import { OPENSTACK_ADMIN, keystoneInternalUrl } from '../names.js';
+import type { StageInput } from '../stage.js';
 
 export interface CloudTarget {
   cloudName: string;
   authUrl: string;
   region: string;
+}
+
+/** Where every clouds.yaml of this ControlPlane points: the in-cluster Keystone, its region. */
+export function cloudTarget(input: Pick<StageInput, 'cp' | 'spec'>, cloudName: string): CloudTarget {
+  return { cloudName, authUrl: keystoneInternalUrl(input.cp.namespace, input.cp.name), region: input.spec.region ?? '' };
 }
 
 function render(target: CloudTarget, auth: Record<string, string>, authType?: string): string {

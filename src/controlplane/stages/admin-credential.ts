@@ -9,9 +9,9 @@ import { openstackId } from '../../k8s/orc.js';
 import { secretString } from '../../k8s/secret.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from '../conditions.js';
 import { secretStoreReady } from '../external-secret.js';
-import { CLUSTER_SECRET_STORE, childNames, keystoneInternalUrl } from '../names.js';
-import { complete, failed, waiting, type Stage, type StageResult } from '../stage.js';
-import { applicationCredentialCloud, readApplicationCredential } from '../korc/clouds-yaml.js';
+import { CLUSTER_SECRET_STORE, childNames } from '../names.js';
+import { complete, failed, gate, waiting, type Stage, type StageResult } from '../stage.js';
+import { applicationCredentialCloud, cloudTarget, readApplicationCredential } from '../korc/clouds-yaml.js';
 import { CLOUDS_YAML_KEY, VALUE_KEY } from '../korc/round-trip.js';
 
 const wait = (reason: string, message: string): StageResult => ({
@@ -28,7 +28,8 @@ export const adminCredentialStage: Stage = {
   run(input): StageResult {
     const { cp, children, related } = input;
     const names = childNames(cp.name);
-    if (input.decided.get(CONDITION.KORC)?.status !== 'True') return wait(REASON.WaitingForKORC, 'Waiting for KORCReady');
+    const gated = gate(input, CONDITION.KORC, REASON.WaitingForKORC, REQUEUE.korc);
+    if (gated) return gated;
     if (!secretStoreReady(related)) return wait(REASON.SecretStoreNotReady, `ClusterSecretStore ${CLUSTER_SECRET_STORE} is not Ready`);
 
     const ac = children.get(GVK.ApplicationCredential, cp.namespace, names.adminAppCredential);
@@ -41,8 +42,7 @@ export const adminCredentialStage: Stage = {
     const secret = children.get(GVK.Secret, cp.namespace, names.adminAppCredential);
     const value = secretString(secret, VALUE_KEY);
     if (!value) return wait(REASON.WaitingForAppCredentialSecret, `Secret ${names.adminAppCredential} holds no application-credential secret yet`);
-    const target = { cloudName, authUrl: keystoneInternalUrl(cp.namespace, cp.name), region: input.spec.region ?? '' };
-    if (secretString(secret, CLOUDS_YAML_KEY) !== applicationCredentialCloud(target, id, value)) {
+    if (secretString(secret, CLOUDS_YAML_KEY) !== applicationCredentialCloud(cloudTarget(input, cloudName), id, value)) {
       return wait(REASON.WaitingForAppCredentialSecret, `Secret ${names.adminAppCredential} does not hold the clouds.yaml of credential ${id} yet`);
     }
 

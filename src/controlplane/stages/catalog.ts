@@ -2,14 +2,14 @@
 // Endpoint as K-ORC objects. Ready only when both carry this response's spec and are Available
 // for their current generation (DESIGN §9.8), so an edit never reads Ready before K-ORC applied it.
 import { GVK } from '../../k8s/kinds.js';
-import type { KubeObject } from '../../k8s/observed.js';
+import { identity, type KubeObject } from '../../k8s/observed.js';
 import { isAvailableUpToDate, orcDetail, terminalError } from '../../k8s/orc.js';
 import { CONDITION, REASON, REQUEUE } from '../conditions.js';
 import { child } from '../children.js';
 import { carries } from '../../k8s/carries.js';
 import { publicEndpoint } from '../keystone-spec.js';
 import { childNames, keystoneInternalUrl } from '../names.js';
-import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
+import { complete, gate, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 
 export const IDENTITY_SERVICE = { name: 'keystone', type: 'identity' } as const;
 
@@ -42,19 +42,13 @@ export const catalogStage: Stage = {
   reads: ['spec.services.keystone.publicEndpoint', 'spec.services.keystone.gateway'],
   interval: REQUEUE.korc,
   run(input): StageResult {
-    if (input.decided.get(CONDITION.AdminCredential)?.status !== 'True') {
-      return {
-        condition: { status: 'False', reason: REASON.WaitingForAdminCredential, message: 'Waiting for AdminCredentialReady' },
-        outcome: waiting(REQUEUE.korc),
-        children: [],
-      };
-    }
+    const gated = gate(input, CONDITION.AdminCredential, REASON.WaitingForAdminCredential, REQUEUE.korc);
+    if (gated) return gated;
     const desired = catalogChildren(input);
-    const entries = desired.map((want) => ({
-      label: `${want.kind} ${want.metadata.name}`,
-      want,
-      live: input.children.get(GVK[want.kind as 'Service' | 'Endpoint'], input.cp.namespace, want.metadata.name),
-    }));
+    const entries = desired.map((want) => {
+      const live = input.children.getById(identity(want));
+      return { label: `${want.kind} ${want.metadata.name}`, live, carried: live !== undefined && carries(live, want, ['spec']) };
+    });
     const failedEntries = entries.filter((e) => terminalError(e.live));
     if (failedEntries.length > 0) {
       return {
@@ -63,10 +57,10 @@ export const catalogStage: Stage = {
         children: desired,
       };
     }
-    const pending = entries.filter((e) => !e.live || !carries(e.live, e.want, ['spec']) || !isAvailableUpToDate(e.live));
+    const pending = entries.filter((e) => !e.carried || !isAvailableUpToDate(e.live));
     if (pending.length > 0) {
       const detail = (e: (typeof entries)[number]) =>
-        e.live && !carries(e.live, e.want, ['spec']) ? `${e.label} does not carry the desired spec yet` : orcDetail(e.label, e.live).replace('is not yet Available', 'is not yet Available for its current generation');
+        e.live && !e.carried ? `${e.label} does not carry the desired spec yet` : orcDetail(e.label, e.live).replace('is not yet Available', 'is not yet Available for its current generation');
       return {
         condition: { status: 'False', reason: REASON.WaitingForCatalog, message: pending.map(detail).join('; ') },
         outcome: waiting(REQUEUE.korc),

@@ -6,7 +6,7 @@ import { child } from '../children.js';
 import { intervalToCron, keystoneSpec } from '../keystone-spec.js';
 import { childNames } from '../names.js';
 import { effectiveAdminPasswordRef } from '../spec.js';
-import { waiting, type Stage, type StageResult } from '../stage.js';
+import { gate, type Stage, type StageResult } from '../stage.js';
 import { awaitReady } from './await-ready.js';
 import { invalidSpec } from './invalid-spec.js';
 import { isObjectName } from '../../k8s/read.js';
@@ -17,13 +17,8 @@ export const keystoneStage: Stage = {
   reads: ['spec.openStackRelease', 'spec.region', 'spec.services', 'spec.global', 'spec.infrastructure'],
   interval: REQUEUE.keystone,
   run(input): StageResult {
-    if (input.decided.get(CONDITION.Infrastructure)?.status !== 'True') {
-      return {
-        condition: { status: 'False', reason: REASON.WaitingForInfrastructure, message: 'Waiting for InfrastructureReady' },
-        outcome: waiting(REQUEUE.keystoneGate),
-        children: [],
-      };
-    }
+    const gated = gate(input, CONDITION.Infrastructure, REASON.WaitingForInfrastructure, REQUEUE.keystoneGate);
+    if (gated) return gated;
     const interval = input.spec.services.keystone.rotationInterval;
     const cron = interval === undefined ? undefined : intervalToCron(interval);
     if (interval !== undefined && cron === undefined) {

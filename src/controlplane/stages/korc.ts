@@ -8,13 +8,13 @@ import { isAvailable, openstackId, terminalError } from '../../k8s/orc.js';
 import { isObjectName } from '../../k8s/read.js';
 import { secretString, sha256Hex } from '../../k8s/secret.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from '../conditions.js';
-import { ANNOTATION, childNames, keystoneInternalUrl } from '../names.js';
+import { ANNOTATION, childNames } from '../names.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 import { readAdminPassword } from '../korc/admin-password.js';
 import { HTTP_METHODS, annotationOf, keptAc, managedResource, mintedAc, type AccessRule } from '../korc/application-credential.js';
-import { applicationCredentialCloud, passwordCloud, type CloudTarget } from '../korc/clouds-yaml.js';
+import { applicationCredentialCloud, cloudTarget, passwordCloud } from '../korc/clouds-yaml.js';
 import { adminImports, stuckImport } from '../korc/imports.js';
-import { planMint, type MintPlan, type RotationMode } from '../korc/mint.js';
+import { planMint, type MintFacts, type MintPlan, type RotationMode } from '../korc/mint.js';
 import {
   CLOUDS_YAML_KEY,
   VALUE_KEY,
@@ -83,10 +83,11 @@ function withImports(input: StageInput, message: string): string {
   return stuck ? `${message}; ${stuck}` : message;
 }
 
-function decide(input: StageInput, plan: MintPlan, k: KorcSpec, passwordHash: string, live: KubeObject | undefined, mintedSecretHash: string | undefined): Decided {
+function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: string): Decided {
+  const { live, passwordHash, mintedSecretHash } = facts;
   const fresh = () => input.random(SECRET_BYTES).toString('base64url');
   const name = childNames(input.cp.name).adminAppCredential;
-  const common = { cp: input.cp, cloudName: k.cloudName };
+  const common = { cp: input.cp, cloudName };
   const wait = (reason: string, message: string) => ({ condition: { status: 'False' as const, reason, message }, outcome: waiting(REQUEUE.korc) });
   switch (plan.kind) {
     case 'keep': {
@@ -129,7 +130,7 @@ function decide(input: StageInput, plan: MintPlan, k: KorcSpec, passwordHash: st
     case 'mint':
       return {
         ...wait(REASON.WaitingForApplicationCredential, withImports(input, `ApplicationCredential ${name} is being created`)),
-        ac: mintedAc(common, managedResource(input.cp.name, k.restricted, k.accessRules), plan.value, passwordHash, rotationRequests(input.related, input.cp.namespace)),
+        ac: mintedAc(common, facts.want, plan.value, passwordHash, facts.requests),
         release: false,
         value: plan.value,
         mintedSecretHash: sha256Hex(plan.value),
@@ -166,21 +167,20 @@ export const korcStage: Stage = {
 
     const { cp, children } = input;
     const names = childNames(cp.name);
-    const target: CloudTarget = { cloudName: k.cloudName, authUrl: keystoneInternalUrl(cp.namespace, cp.name), region: input.spec.region ?? '' };
+    const target = cloudTarget(input, k.cloudName);
     const pwCloud = passwordCloud(target, password.password);
     const live = children.get(GVK.ApplicationCredential, cp.namespace, names.adminAppCredential);
     const observedSecret = children.get(GVK.Secret, cp.namespace, names.adminAppCredential);
-    const mintedSecretHash = annotationOf(observedSecret, ANNOTATION.mintedSecretHash);
-    const plan = planMint({
+    const facts: MintFacts = {
       live,
       observedValue: secretString(observedSecret, VALUE_KEY),
-      mintedSecretHash,
+      mintedSecretHash: annotationOf(observedSecret, ANNOTATION.mintedSecretHash),
       passwordHash: password.hash,
       mode: k.mode,
       want: managedResource(cp.name, k.restricted, k.accessRules),
       requests: rotationRequests(input.related, cp.namespace),
-    });
-    const d = decide(input, plan, k, password.hash, live, mintedSecretHash);
+    };
+    const d = decide(input, planMint(facts), facts, k.cloudName);
 
     const cloudsYaml = d.id ? applicationCredentialCloud(target, d.id, d.value) : pwCloud;
     const forceSync = forceSyncValue({
