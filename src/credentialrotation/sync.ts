@@ -87,9 +87,14 @@ function decide(cr: CredentialRotationParent, generation: number, latched: numbe
   return done(ROTATION_REASON.NoRotationNeeded, latched === generation ? `the re-mint of generation ${generation} was already requested` : 'no re-mint requested');
 }
 
-/** RotationComplete: the latched request is listed by a live, Available admin AC. */
-function completion(cr: CredentialRotationParent, latched: number, ac: KubeObject | undefined): ConditionDecision | undefined {
+/**
+ * RotationComplete: the latched request is listed by a live, Available admin AC. Once True it
+ * stays True until a new request is latched: a later outage or re-mint does not undo a rotation
+ * that happened.
+ */
+function completion(cr: CredentialRotationParent, latched: number, ac: KubeObject | undefined, before: Condition | undefined): ConditionDecision | undefined {
   if (latched <= 0) return undefined;
+  if (before?.status === 'True') return { status: 'True', reason: before.reason, message: before.message };
   const key = requestKey(cr.metadata.name, latched);
   if (ac && !isTerminating(ac) && honouredBy(ac).has(key) && isAvailable(ac)) {
     return { status: 'True', reason: ROTATION_REASON.RotationCompleted, message: `ApplicationCredential ${ac.metadata.name} was minted for request ${key} and is Available` };
@@ -121,7 +126,8 @@ export function syncCredentialRotation(request: RotationRequest, context: Rotati
 
   const previous = previousConditions(previousStatus);
   const conditions: Condition[] = [decideCondition(ROTATION_CONDITION.Ready, ready, previous.get(ROTATION_CONDITION.Ready), generation, context.now)];
-  const complete = completion(cr, latched, ac);
+  const sameRequest = typeof latchedBefore === 'number' && latchedBefore === latched;
+  const complete = completion(cr, latched, ac, sameRequest ? previous.get(ROTATION_CONDITION.Complete) : undefined);
   if (complete) conditions.push(decideCondition(ROTATION_CONDITION.Complete, complete, previous.get(ROTATION_CONDITION.Complete), generation, context.now));
   const pending = complete?.status === 'False';
 

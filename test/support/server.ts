@@ -1,5 +1,5 @@
 // Building a server for a test: logs captured in memory, a fixed clock and random source.
-import { createHash } from 'node:crypto';
+import { seededRandom } from '../../src/random.js';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildServer, type HooksServer, type ServerOptions } from '../../src/server.js';
@@ -8,17 +8,8 @@ import type { LogLevel } from '../../src/config.js';
 
 export const FIXED_NOW = new Date('2026-11-21T12:00:00Z');
 
-/** A deterministic random source: every call returns new bytes, the same sequence every run. */
-export function sequence(seed = 'c5c3'): (bytes: number) => Buffer {
-  let counter = 0;
-  return (bytes) => {
-    const out = Buffer.alloc(bytes);
-    for (let filled = 0; filled < bytes; filled += 32) {
-      createHash('sha256').update(`${seed}:${counter++}`).digest().copy(out, filled);
-    }
-    return out;
-  };
-}
+/** A deterministic random source (src/random.ts), seeded `c5c3` unless told otherwise. */
+export const sequence = (seed = 'c5c3') => seededRandom(seed);
 
 export interface TestServer {
   app: HooksServer;

@@ -1,0 +1,95 @@
+// `npm run simulate -- <controlplane.yaml> [--scenario NAME]...`: the hooks in process under the
+// Metacontroller model with simulated operators (src/sim/), printed as a timeline. Exits 1 when
+// a phase does not reach its goal or misbehaves on the way, 2 on a usage or admission error.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { buildServer } from '../server.js';
+import { seededRandom } from '../random.js';
+import { AdmissionError, Simulation } from '../sim/simulation.js';
+import { ALL_SCENARIOS, PHASES, SCENARIOS, runPhase, conditionOf } from '../sim/scenarios.js';
+import { formatRound } from '../sim/timeline.js';
+
+const USAGE = `usage: npm run simulate -- <controlplane.yaml> [--scenario NAME]... [--tick SECONDS] [--seed TEXT]
+scenarios (run in the order given, after the ControlPlane converged): ${Object.keys(SCENARIOS).join(', ')}, all (= ${ALL_SCENARIOS.join(', ')})`;
+
+function fail(message: string): never {
+  process.stderr.write(`simulate: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { scenario: { type: 'string', multiple: true, short: 's' }, tick: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) fail('exactly one ControlPlane file is needed');
+  const requested = (parsed.values.scenario ?? []).flatMap((s) => s.split(',')).flatMap((s) => (s === 'all' ? ALL_SCENARIOS : [s]));
+  for (const s of requested) if (!SCENARIOS[s]) fail(`unknown scenario "${s}"`);
+  if (requested.includes('delete') && requested.indexOf('delete') !== requested.length - 1) fail('delete ends a run: give it last');
+  const tick = parsed.values.tick === undefined ? 5 : Number(parsed.values.tick);
+  if (!Number.isInteger(tick) || tick < 1 || tick > 600) fail('--tick must be a whole number of seconds from 1 to 600');
+
+  let text: string;
+  try {
+    text = readFileSync(parsed.positionals[0]!, 'utf8');
+  } catch (err) {
+    fail(`cannot read ${parsed.positionals[0]}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  const docs = parseAllDocuments(text).map((d) => d.toJS());
+  const input = docs.find((d) => d?.kind === 'ControlPlane');
+  if (!input?.metadata?.name) fail(`${parsed.positionals[0]} holds no ControlPlane with a metadata.name`);
+
+  let sim: Simulation | undefined;
+  const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(parsed.values.seed ?? 'simulate') });
+  sim = new Simulation({ app, tickSeconds: tick });
+  let cp;
+  try {
+    cp = sim.createControlPlane(input);
+  } catch (err) {
+    if (err instanceof AdmissionError) fail(err.message);
+    throw err;
+  }
+  const managed = !!sim.get(cp)!.spec.infrastructure.database.clusterRef;
+  console.log(`Simulating ControlPlane ${cp.name} in namespace ${cp.namespace} (${managed ? 'managed database and cache' : 'brownfield database and cache'}), ${tick} s per round`);
+
+  const phases = ['converge', ...requested.flatMap((s) => SCENARIOS[s]!)];
+  const summary: string[] = [];
+  let failed = false;
+  for (const name of phases) {
+    const phase = PHASES[name]!;
+    console.log(`\n== ${phase.name}: ${phase.title}`);
+    const result = await runPhase(sim, cp, phase);
+    for (const record of result.records) for (const line of formatRound(record, sim.rounds[0]!.at)) console.log(line);
+    const ready = conditionOf(sim.get(cp), 'Ready');
+    const id = sim.get(cp)?.status?.adminApplicationCredential?.id;
+    const state = sim.get(cp) ? `Ready=${ready?.status ?? 'unknown'} ${ready?.reason ?? ''}${id ? `, admin application credential ${id}` : ''}` : 'ControlPlane gone, children gone';
+    const outcome = result.problems.length === 0 ? `OK after ${result.rounds} round(s): ${state}` : `FAILED: ${result.problems.join('; ')} (${state})`;
+    console.log(`-> ${outcome}`);
+    summary.push(`${phase.name}: ${outcome}`);
+    if (result.problems.length > 0) {
+      failed = true;
+      break;
+    }
+  }
+  console.log(`\nSummary\n${summary.map((s) => `  ${s}`).join('\n')}`);
+  await app.close();
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`simulate: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,292 @@
+// The operators around a ControlPlane, reduced to what the hooks observe of them: MariaDB and
+// Memcached become Ready; ESO materialises ExternalSecrets from OpenBao and pushes PushSecrets to
+// it; the Keystone operator becomes Ready once its database, cache and Secrets exist and takes
+// the admin password; K-ORC authenticates with the clouds.yaml Secret, imports the Domain/User,
+// mints and revokes application credentials and creates the catalog entries.
+import { parse } from 'yaml';
+import type { Cluster, Obj } from './cluster.js';
+import { refOf, labelOf } from './cluster.js';
+
+export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
+const durationSeconds = (d: string) => [...d.matchAll(/(\d+)(h|m|s)/g)].reduce((n, [, v, u]) => n + Number(v) * ({ h: 3600, m: 60, s: 1 } as Record<string, number>)[u!]!, 0);
+
+/** The OpenStack side as Keystone would hold it. */
+export interface OpenStack {
+  adminPassword: string | undefined;
+  /** Live application credentials by id. */
+  applicationCredentials: Map<string, { name: string; secret: string }>;
+  /** Every mint ever made, in order (ids). */
+  mints: string[];
+  revoked: string[];
+  catalog: Map<string, string>;
+  /** The last id handed out, per id prefix. */
+  counters: Map<string, number>;
+}
+
+export interface World {
+  cluster: Cluster;
+  /** OpenBao KV: path → properties. */
+  openbao: Map<string, Record<string, string>>;
+  openstack: OpenStack;
+  /** Objects (`Kind/name`) whose operator reports them down. */
+  down: Set<string>;
+  /** ESO bookkeeping per ExternalSecret uid: what it last synced and when. */
+  eso: Map<string, { fingerprint: string; at: number }>;
+  /** Things worth a line in the timeline. */
+  notes: { by: string; text: string }[];
+}
+
+export function newWorld(cluster: Cluster): World {
+  return {
+    cluster,
+    openbao: new Map(),
+    openstack: { adminPassword: undefined, applicationCredentials: new Map(), mints: [], revoked: [], catalog: new Map(), counters: new Map() },
+    down: new Set(),
+    eso: new Map(),
+    notes: [],
+  };
+}
+
+const KORC_GROUP = 'openstack.k-orc.cloud/v1alpha1';
+const FINALIZER = 'openstack.k-orc.cloud/finalizer';
+
+/** A condition, keeping its lastTransitionTime while the status does not change. */
+function condition(previous: Obj | undefined, type: string, status: boolean, reason: string, message: string, now: Date, generation?: number): Obj {
+  const old = (previous?.conditions ?? []).find((c: Obj) => c.type === type);
+  const s = status ? 'True' : 'False';
+  const c: Obj = { type, status: s, reason, message, lastTransitionTime: old?.status === s ? old.lastTransitionTime : now.toISOString() };
+  if (generation !== undefined) c.observedGeneration = generation;
+  return c;
+}
+
+function setReady(w: World, o: Obj, by: string, ready: boolean, reason: string, message: string): void {
+  const status = { ...(o.status ?? {}), conditions: [condition(o.status, 'Ready', ready, reason, message, w.cluster.now())] };
+  w.cluster.updateStatus(refOf(o), status, by);
+}
+
+const isReady = (o: Obj | undefined) => !!o?.status?.conditions?.some((c: Obj) => c.type === 'Ready' && c.status === 'True');
+const live = (o: Obj) => !o.metadata.deletionTimestamp;
+
+function secretValue(w: World, ns: string, name: string, key: string): string | undefined {
+  const s = w.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name });
+  const raw = s?.data?.[key];
+  return typeof raw === 'string' ? unb64(raw) : undefined;
+}
+
+function infrastructure(w: World): void {
+  for (const [kind, by] of [['MariaDB', 'mariadb-operator'], ['Memcached', 'memcached-operator']] as const) {
+    for (const o of w.cluster.list((x) => x.kind === kind && live(x))) {
+      const down = w.down.has(labelOf(o));
+      setReady(w, o, by, !down, down ? 'Unavailable' : 'Ready', down ? `${kind} is down` : `${kind} is ready`);
+    }
+  }
+}
+
+function externalSecrets(w: World): void {
+  const now = w.cluster.now();
+  const store = w.cluster.list((o) => o.kind === 'ClusterSecretStore');
+  for (const es of w.cluster.list((o) => o.kind === 'ExternalSecret' && live(o))) {
+    const storeReady = isReady(store.find((s) => s.metadata.name === es.spec.secretStoreRef?.name));
+    const values: Record<string, string> = {};
+    const missing: string[] = [];
+    for (const d of es.spec.data ?? []) {
+      const value = w.openbao.get(d.remoteRef.key)?.[d.remoteRef.property];
+      if (value === undefined) missing.push(`${d.remoteRef.key}#${d.remoteRef.property}`);
+      else values[d.secretKey] = value;
+    }
+    if (!storeReady || missing.length > 0) {
+      setReady(w, es, 'external-secrets', false, 'SecretSyncedError', storeReady ? `could not get secret data from provider: ${missing.join(', ')}` : 'SecretStore is not ready');
+      continue;
+    }
+    const target = es.spec.target?.name ?? es.metadata.name;
+    const ref = { apiVersion: 'v1', kind: 'Secret', namespace: es.metadata.namespace, name: target };
+    const fingerprint = JSON.stringify([es.metadata.generation, es.metadata.annotations ?? {}]);
+    const last = w.eso.get(es.metadata.uid);
+    const due = !last || last.fingerprint !== fingerprint || now.getTime() - last.at >= durationSeconds(es.spec.refreshInterval ?? '1h') * 1000 || !w.cluster.get(ref);
+    if (!due) continue;
+    const data = Object.fromEntries(Object.keys(values).sort().map((k) => [k, b64(values[k]!)]));
+    const existing = w.cluster.get(ref);
+    const owner = { apiVersion: es.apiVersion, kind: es.kind, name: es.metadata.name, uid: es.metadata.uid, controller: true, blockOwnerDeletion: true };
+    const secret = { ...(existing ?? {}), apiVersion: 'v1', kind: 'Secret', metadata: { ...(existing?.metadata ?? {}), name: target, namespace: es.metadata.namespace, ownerReferences: [owner] }, type: 'Opaque', data };
+    if (existing ? w.cluster.update(secret, 'external-secrets') : w.cluster.create(secret, 'external-secrets')) {
+      w.notes.push({ by: 'external-secrets', text: `materialised Secret ${target} from OpenBao` });
+    }
+    w.eso.set(es.metadata.uid, { fingerprint, at: now.getTime() });
+    setReady(w, es, 'external-secrets', true, 'SecretSynced', 'secret synced');
+  }
+  for (const ps of w.cluster.list((o) => o.kind === 'PushSecret' && live(o))) {
+    const name = ps.spec.selector?.secret?.name;
+    const source = w.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: ps.metadata.namespace, name });
+    if (!source) {
+      setReady(w, ps, 'external-secrets', false, 'Errored', `source Secret ${name} not found`);
+      continue;
+    }
+    const decoded = Object.fromEntries(Object.entries(source.data ?? {}).map(([k, v]) => [k, unb64(v as string)]));
+    for (const d of ps.spec.data ?? []) {
+      const path = d.match.remoteRef.remoteKey;
+      const value = d.match.secretKey ? { [d.match.remoteRef.property ?? d.match.secretKey]: decoded[d.match.secretKey]! } : decoded;
+      if (JSON.stringify(w.openbao.get(path)) !== JSON.stringify(value)) {
+        w.openbao.set(path, value);
+        w.notes.push({ by: 'external-secrets', text: `pushed Secret ${name} to OpenBao ${path}` });
+      }
+    }
+    setReady(w, ps, 'external-secrets', true, 'Synced', 'PushSecret synced');
+  }
+}
+
+function keystones(w: World): void {
+  for (const k of w.cluster.list((o) => o.kind === 'Keystone' && live(o))) {
+    const ns = k.metadata.namespace;
+    const missing: string[] = [];
+    const db = k.spec.database ?? {};
+    if (db.secretRef && secretValue(w, ns, db.secretRef.name, db.secretRef.key ?? 'password') === undefined) missing.push(`Secret ${db.secretRef.name}`);
+    const adminRef = k.spec.bootstrap?.adminPasswordSecretRef ?? {};
+    const password = secretValue(w, ns, adminRef.name, adminRef.key ?? 'password');
+    if (password === undefined) missing.push(`Secret ${adminRef.name}`);
+    for (const [kind, ref] of [['MariaDB', db.clusterRef], ['Memcached', k.spec.cache?.clusterRef]] as const) {
+      if (!ref) continue;
+      const backing = w.cluster.list((o) => o.kind === kind && o.metadata.namespace === ns && o.metadata.name === ref.name)[0];
+      if (!isReady(backing)) missing.push(`${kind} ${ref.name} Ready`);
+    }
+    if (w.down.has(labelOf(k))) missing.push('its pods (down)');
+    if (missing.length > 0) {
+      setReady(w, k, 'keystone-operator', false, 'NotReady', `waiting for ${missing.join(', ')}`);
+      continue;
+    }
+    if (w.openstack.adminPassword !== password) {
+      if (w.openstack.adminPassword !== undefined) w.notes.push({ by: 'keystone-operator', text: 'bootstrap set the new admin password' });
+      w.openstack.adminPassword = password;
+    }
+    setReady(w, k, 'keystone-operator', true, 'Ready', 'Keystone is ready');
+  }
+}
+
+/** Whether the cloud named in cloudCredentialsRef authenticates against the simulated Keystone. */
+function authenticate(w: World, o: Obj): string | undefined {
+  const ref = o.spec.cloudCredentialsRef ?? {};
+  const doc = secretValue(w, o.metadata.namespace, ref.secretName, 'clouds.yaml');
+  if (doc === undefined) return `Secret ${ref.secretName} has no clouds.yaml`;
+  if (!w.cluster.list((k) => k.kind === 'Keystone' && k.metadata.namespace === o.metadata.namespace).some(isReady)) return 'Keystone is not reachable';
+  let auth: Obj | undefined;
+  try {
+    auth = parse(doc)?.clouds?.[ref.cloudName]?.auth;
+  } catch {
+    return 'clouds.yaml is not YAML';
+  }
+  if (!auth) return `clouds.yaml has no cloud ${ref.cloudName}`;
+  if (auth.application_credential_id !== undefined) {
+    const ac = w.openstack.applicationCredentials.get(auth.application_credential_id);
+    return ac && ac.secret === auth.application_credential_secret ? undefined : 'The request you have made requires authentication (application credential)';
+  }
+  return auth.username === 'admin' && auth.password === w.openstack.adminPassword ? undefined : 'The request you have made requires authentication (password)';
+}
+
+function orcStatus(w: World, o: Obj, available: boolean, reason: string, message: string, id?: string): void {
+  const now = w.cluster.now();
+  const generation = o.metadata.generation;
+  const progressing = !available && !['InvalidConfiguration', 'UnrecoverableError'].includes(reason);
+  const status: Obj = {
+    conditions: [
+      condition(o.status, 'Available', available, reason, message, now, generation),
+      condition(o.status, 'Progressing', progressing, reason, message, now, generation),
+    ],
+  };
+  const keep = id ?? o.status?.id;
+  if (keep) status.id = keep;
+  w.cluster.updateStatus(refOf(o), status, 'k-orc');
+}
+
+function nextId(os: OpenStack, prefix: string): string {
+  const n = (os.counters.get(prefix) ?? 0) + 1;
+  os.counters.set(prefix, n);
+  return `${prefix}-${n}`;
+}
+
+function createInOpenStack(w: World, o: Obj): { id?: string; wait?: string } {
+  const os = w.openstack;
+  const ns = o.metadata.namespace;
+  if (o.kind === 'ApplicationCredential') {
+    const user = w.cluster.get({ apiVersion: KORC_GROUP, kind: 'User', namespace: ns, name: o.spec.resource.userRef });
+    if (!user?.status?.id) return { wait: `waiting for User ${o.spec.resource.userRef}` };
+    const secret = secretValue(w, ns, o.spec.resource.secretRef, 'value');
+    if (secret === undefined) return { wait: `waiting for Secret ${o.spec.resource.secretRef}` };
+    const id = nextId(os, 'ac');
+    os.applicationCredentials.set(id, { name: o.spec.resource.name, secret });
+    os.mints.push(id);
+    w.notes.push({ by: 'k-orc', text: `minted application credential ${id} (${o.spec.resource.name})` });
+    return { id };
+  }
+  if (o.kind === 'Endpoint') {
+    const service = w.cluster.get({ apiVersion: KORC_GROUP, kind: 'Service', namespace: ns, name: o.spec.resource.serviceRef });
+    if (!service?.status?.id) return { wait: `waiting for Service ${o.spec.resource.serviceRef}` };
+  }
+  const id = nextId(os, o.kind.toLowerCase());
+  os.catalog.set(id, `${o.kind} ${o.metadata.name}`);
+  return { id };
+}
+
+function deleteInOpenStack(w: World, o: Obj): void {
+  const id = o.status?.id;
+  if (!id) return;
+  if (o.kind === 'ApplicationCredential') {
+    if (w.openstack.applicationCredentials.delete(id)) {
+      w.openstack.revoked.push(id);
+      w.notes.push({ by: 'k-orc', text: `revoked application credential ${id}` });
+    }
+  } else {
+    w.openstack.catalog.delete(id);
+  }
+}
+
+function korc(w: World): void {
+  for (const o of w.cluster.list((x) => x.apiVersion === KORC_GROUP)) {
+    const managed = o.spec.managementPolicy !== 'unmanaged';
+    const authError = authenticate(w, o);
+    if (o.metadata.deletionTimestamp) {
+      if (!managed || o.spec.managedOptions?.onDelete === 'detach') {
+        w.cluster.removeFinalizer(refOf(o), FINALIZER, 'k-orc');
+      } else if (authError === undefined) {
+        deleteInOpenStack(w, o);
+        w.cluster.removeFinalizer(refOf(o), FINALIZER, 'k-orc');
+      } else {
+        orcStatus(w, o, false, 'TransientError', `cannot delete: ${authError}`);
+      }
+      continue;
+    }
+    if (managed) w.cluster.addFinalizer(refOf(o), FINALIZER, 'k-orc');
+    const current = w.cluster.get(refOf(o))!;
+    if (authError !== undefined) {
+      orcStatus(w, current, false, 'TransientError', authError);
+      continue;
+    }
+    if (!managed) {
+      const id = o.kind === 'Domain' ? 'default' : `${o.spec.import?.filter?.name ?? 'x'}-user-id`;
+      orcStatus(w, current, true, 'Success', 'OpenStack resource is available', id);
+      continue;
+    }
+    if (current.status?.id) {
+      orcStatus(w, current, true, 'Success', 'OpenStack resource is up to date');
+      continue;
+    }
+    const made = createInOpenStack(w, current);
+    if (made.id) orcStatus(w, current, true, 'Success', 'OpenStack resource is up to date', made.id);
+    else orcStatus(w, current, false, 'Progressing', made.wait!);
+  }
+}
+
+/** One pass of every operator over the cluster. */
+export function runOperators(w: World): void {
+  infrastructure(w);
+  externalSecrets(w);
+  keystones(w);
+  korc(w);
+}
+
+/** When ESO next refreshes an ExternalSecret on its own (ms since epoch), if any is synced. */
+export function nextRefresh(w: World): number | undefined {
+  const times = w.cluster
+    .list((o) => o.kind === 'ExternalSecret' && live(o) && w.eso.has(o.metadata.uid))
+    .map((o) => w.eso.get(o.metadata.uid)!.at + durationSeconds(o.spec.refreshInterval ?? '1h') * 1000);
+  return times.length > 0 ? Math.min(...times) : undefined;
+}

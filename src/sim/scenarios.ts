@@ -1,0 +1,179 @@
+// Scripted events for the simulation: each phase changes the world, then runs until its goal holds
+// at rest, and checks what must not happen on the way (a second mint, a deletion during an outage,
+// Keystone removed before the K-ORC objects that need it).
+import { isManagedDatabase, effectiveAdminPasswordRef } from '../controlplane/spec.js';
+import { childNames, remoteKeys } from '../controlplane/names.js';
+import { b64 } from './operators.js';
+import type { Obj, ObjectRef } from './cluster.js';
+import type { RoundRecord, Simulation } from './simulation.js';
+
+export interface PhaseContext {
+  sim: Simulation;
+  cp: ObjectRef;
+  /** The admin AC id and the number of mints when the phase began. */
+  startId: string | undefined;
+  startMints: number;
+  records: RoundRecord[];
+}
+
+export interface Phase {
+  name: string;
+  /** What happens, for the timeline. */
+  title: string;
+  act(ctx: PhaseContext): void;
+  done(ctx: PhaseContext): boolean;
+  /** Problems seen on the way (empty when the phase behaved). */
+  verify(ctx: PhaseContext): string[];
+}
+
+export const conditionOf = (o: Obj | undefined, type: string): Obj | undefined => (o?.status?.conditions ?? []).find((c: Obj) => c.type === type);
+const isTrue = (o: Obj | undefined, type: string) => conditionOf(o, type)?.status === 'True';
+export const controlPlaneReady = (ctx: PhaseContext) => isTrue(ctx.sim.get(ctx.cp), 'Ready');
+export const adminCredentialId = (ctx: PhaseContext): string | undefined => ctx.sim.get(ctx.cp)?.status?.adminApplicationCredential?.id;
+const mints = (ctx: PhaseContext) => ctx.sim.world.openstack.mints.length - ctx.startMints;
+
+const INFRASTRUCTURE_KINDS = new Set(['MariaDB', 'Memcached', 'Keystone']);
+const KORC_KINDS = new Set(['ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint']);
+
+function exactlyMints(ctx: PhaseContext, n: number): string[] {
+  return mints(ctx) === n ? [] : [`expected ${n} new application credential mint(s), saw ${mints(ctx)}`];
+}
+
+function noDeletions(ctx: PhaseContext): string[] {
+  const deleted = ctx.records.flatMap((r) => r.changes).filter((c) => (c.verb === 'deleting' || c.verb === 'deleted') && c.by === 'metacontroller' && !c.object.startsWith('ControlPlane/'));
+  return deleted.map((c) => `${c.object} was deleted`);
+}
+
+export const PHASES: Record<string, Phase> = {
+  converge: {
+    name: 'converge',
+    title: 'ControlPlane created',
+    act: () => {},
+    done: controlPlaneReady,
+    verify: (ctx) => [...exactlyMints(ctx, 1), ...(adminCredentialId(ctx) ? [] : ['no admin application credential id in status'])],
+  },
+  'rotate-password': {
+    name: 'rotate-password',
+    title: 'admin password rotated',
+    act: (ctx) => {
+      const cp = ctx.sim.get(ctx.cp)!;
+      const password = ctx.sim.nextAdminPassword();
+      if (isManagedDatabase(cp.spec)) {
+        ctx.sim.world.openbao.set(remoteKeys(ctx.cp.namespace!, ctx.cp.name).adminPassword, { password });
+      } else {
+        const ref = effectiveAdminPasswordRef(cp.spec, ctx.cp.name);
+        const secret = ctx.sim.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: ctx.cp.namespace, name: ref.name! })!;
+        ctx.sim.cluster.update({ ...secret, data: { ...secret.data, [ref.key]: b64(password) } }, 'user');
+      }
+    },
+    done: (ctx) => controlPlaneReady(ctx) && adminCredentialId(ctx) !== ctx.startId && ctx.sim.world.openstack.adminPassword === ctx.sim.adminPassword,
+    verify: (ctx) => exactlyMints(ctx, 1),
+  },
+  remint: {
+    name: 'remint',
+    title: 'CredentialRotation reMint requested',
+    act: (ctx) => {
+      ctx.sim.createCredentialRotation({ metadata: { name: `rotate-${ctx.cp.name}-admin`, namespace: ctx.cp.namespace }, spec: { target: 'adminApplicationCredential', reMint: true } });
+    },
+    done: (ctx) =>
+      controlPlaneReady(ctx) &&
+      adminCredentialId(ctx) !== ctx.startId &&
+      isTrue(ctx.sim.get({ apiVersion: 'c5c3.io/v1alpha1', kind: 'CredentialRotation', namespace: ctx.cp.namespace, name: `rotate-${ctx.cp.name}-admin` }), 'RotationComplete'),
+    verify: (ctx) => exactlyMints(ctx, 1),
+  },
+  outage: {
+    name: 'outage',
+    title: 'database down',
+    act: (ctx) => {
+      ctx.sim.world.down.add(outageTarget(ctx));
+    },
+    done: (ctx) => !controlPlaneReady(ctx),
+    verify: (ctx) => [...noDeletions(ctx), ...exactlyMints(ctx, 0)],
+  },
+  recover: {
+    name: 'recover',
+    title: 'database back',
+    act: (ctx) => {
+      ctx.sim.world.down.delete(outageTarget(ctx));
+    },
+    done: controlPlaneReady,
+    verify: (ctx) => [...noDeletions(ctx), ...exactlyMints(ctx, 0), ...(adminCredentialId(ctx) === ctx.startId ? [] : ['the admin credential changed'])],
+  },
+  duplicate: {
+    name: 'duplicate',
+    title: 'a second ControlPlane created in the same namespace',
+    act: (ctx) => {
+      const cp = ctx.sim.get(ctx.cp)!;
+      ctx.sim.createControlPlane({ metadata: { name: `${ctx.cp.name}-twin`, namespace: ctx.cp.namespace }, spec: cp.spec });
+    },
+    done: (ctx) => conditionOf(ctx.sim.get({ ...ctx.cp, name: `${ctx.cp.name}-twin` }), 'Ready')?.reason === 'DuplicateControlPlane' && controlPlaneReady(ctx),
+    verify: (ctx) => [...noDeletions(ctx), ...exactlyMints(ctx, 0)],
+  },
+  'remove-duplicate': {
+    name: 'remove-duplicate',
+    title: 'the second ControlPlane deleted',
+    act: (ctx) => ctx.sim.cluster.delete({ ...ctx.cp, name: `${ctx.cp.name}-twin` }, 'user'),
+    done: (ctx) => !ctx.sim.get({ ...ctx.cp, name: `${ctx.cp.name}-twin` }) && controlPlaneReady(ctx),
+    verify: (ctx) => [...noDeletions(ctx), ...exactlyMints(ctx, 0)],
+  },
+  delete: {
+    name: 'delete',
+    title: 'ControlPlane deleted',
+    act: (ctx) => ctx.sim.cluster.delete(ctx.cp, 'user'),
+    done: (ctx) => !ctx.sim.get(ctx.cp) && ctx.sim.controlPlanes.observedChildren({ metadata: { namespace: ctx.cp.namespace, uid: uidOf(ctx) } }).length === 0,
+    verify: (ctx) => {
+      const changes = ctx.records.flatMap((r) => r.changes);
+      const lastKorc = changes.findLastIndex((c) => c.verb === 'deleted' && KORC_KINDS.has(c.object.split('/')[0]!));
+      const firstInfra = changes.findIndex((c) => (c.verb === 'deleting' || c.verb === 'deleted') && INFRASTRUCTURE_KINDS.has(c.object.split('/')[0]!));
+      const problems = lastKorc > firstInfra && firstInfra >= 0 ? ['Keystone or infrastructure was deleted before the K-ORC objects were gone'] : [];
+      const revoked = ctx.sim.world.openstack.applicationCredentials.size;
+      return revoked === 0 ? problems : [...problems, `${revoked} application credential(s) left in Keystone`];
+    },
+  },
+};
+
+/** Scenario names a user passes to --scenario, as phase sequences. */
+export const SCENARIOS: Record<string, string[]> = {
+  'rotate-password': ['rotate-password'],
+  remint: ['remint'],
+  outage: ['outage', 'recover'],
+  duplicate: ['duplicate', 'remove-duplicate'],
+  delete: ['delete'],
+};
+export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'delete'];
+
+const uids = new WeakMap<Simulation, Map<string, string>>();
+
+/** The ControlPlane's uid, remembered so the deletion phase can look for its children after it is gone. */
+function uidOf(ctx: PhaseContext): string {
+  const known = uids.get(ctx.sim) ?? new Map<string, string>();
+  uids.set(ctx.sim, known);
+  const live = ctx.sim.get(ctx.cp)?.metadata.uid;
+  if (live) known.set(ctx.cp.name, live);
+  return known.get(ctx.cp.name) ?? '';
+}
+
+function outageTarget(ctx: PhaseContext): string {
+  const cp = ctx.sim.get(ctx.cp)!;
+  return isManagedDatabase(cp.spec) ? `MariaDB/${cp.spec.infrastructure.database.clusterRef.name}` : `Keystone/${childNames(ctx.cp.name).keystone}`;
+}
+
+export interface PhaseResult {
+  phase: Phase;
+  rounds: number | undefined;
+  records: RoundRecord[];
+  problems: string[];
+}
+
+/** Run one phase: act, rounds until done at rest, verify. */
+export async function runPhase(sim: Simulation, cp: ObjectRef, phase: Phase, maxRounds = 200): Promise<PhaseResult> {
+  const ctx: PhaseContext = { sim, cp, startId: undefined, startMints: sim.world.openstack.mints.length, records: [] };
+  ctx.startId = adminCredentialId(ctx);
+  uidOf(ctx);
+  const first = sim.rounds.length;
+  phase.act(ctx);
+  const rounds = await sim.runUntil(() => phase.done(ctx), maxRounds);
+  ctx.records = sim.rounds.slice(first);
+  const problems = rounds === undefined ? [`did not reach its goal within ${maxRounds} rounds`] : phase.verify(ctx);
+  return { phase, rounds, records: ctx.records, problems };
+}
