@@ -1,5 +1,6 @@
 // Process configuration, read from the environment once at start-up.
 import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -15,6 +16,12 @@ export interface Config {
   /** Seconds between "not ready" and closing the listener on SIGTERM (endpoint propagation). */
   shutdownDelaySeconds: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** CAPTURE_DIR / CAPTURE_KEY: write every hook call, sanitised, into this directory. */
+  capture?: { dir: string; key: string | Buffer };
+  /** CLOCK: the instant every hook reads instead of the wall clock (replaying a capture only). */
+  clock?: Date;
+  /** RANDOM_SEED: a per-request seeded random source (replaying a capture only). */
+  randomSeed?: string;
 }
 
 export class ConfigError extends Error {
@@ -59,6 +66,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: size(env, 'BODY_LIMIT', DEFAULT_BODY_LIMIT),
     shutdownDelaySeconds: integer(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 300),
   };
+  const captureDir = env.CAPTURE_DIR || undefined;
+  if (captureDir) config.capture = { dir: captureDir, key: env.CAPTURE_KEY || randomBytes(32) };
+  else if (env.CAPTURE_KEY) throw new ConfigError('CAPTURE_KEY is only used with CAPTURE_DIR');
+  if (env.CLOCK) {
+    const clock = new Date(env.CLOCK);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(env.CLOCK) || Number.isNaN(clock.getTime())) {
+      throw new ConfigError(`CLOCK must be an RFC 3339 instant such as 2026-11-21T12:00:00Z, got "${env.CLOCK}"`);
+    }
+    config.clock = clock;
+  }
+  if (env.RANDOM_SEED) config.randomSeed = env.RANDOM_SEED;
   if (certFile && keyFile) {
     config.tls = { cert: readFile('TLS_CERT_FILE', certFile), key: readFile('TLS_KEY_FILE', keyFile) };
   }

@@ -13,7 +13,19 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const app = await buildServer({ logLevel: config.logLevel, bodyLimit: config.bodyLimit, tls: config.tls });
+  const fixedClock = config.clock;
+  const app = await buildServer({
+    logLevel: config.logLevel,
+    bodyLimit: config.bodyLimit,
+    tls: config.tls,
+    capture: config.capture,
+    clock: fixedClock ? () => fixedClock : undefined,
+    randomSeed: config.randomSeed,
+  });
+  if (fixedClock || config.randomSeed) {
+    app.log.warn({ clock: fixedClock?.toISOString(), randomSeed: config.randomSeed !== undefined }, 'replay mode: CLOCK/RANDOM_SEED pin the hooks; never run this way in a cluster');
+  }
+  if (config.capture) app.log.info({ dir: config.capture.dir }, 'capturing every hook call (sanitised)');
 
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {

@@ -9,6 +9,8 @@ import { loggerOptions } from './logger.js';
 import { createMetrics, outcomeOf, type Metrics } from './metrics.js';
 import { formatError } from './api/validate.js';
 import { HOOK_ROUTES, type HookContext } from './routes.js';
+import { CaptureWriter } from './capture/capture.js';
+import { seededRandom } from './random.js';
 
 export interface ServerOptions {
   /** Log level for the default JSON logger (ignored when `logger` is given). */
@@ -23,11 +25,18 @@ export interface ServerOptions {
   clock?: () => Date;
   /** The random source the hooks read (default: crypto.randomBytes). */
   random?: (bytes: number) => Buffer;
+  /**
+   * Replays only: every request draws from a random source seeded with this text, restarted per
+   * request, so a replayed payload generates the same values (overrides `random`).
+   */
+  randomSeed?: string;
+  /** Write every hook call, sanitised, into `dir` (placeholders keyed by `key`). */
+  capture?: { dir: string; key: string | Buffer };
 }
 
 export interface HooksServer extends FastifyInstance {
   /** Readiness: false once shutdown began, so /readyz answers 503 and endpoints drain. */
-  c5c3: { draining: boolean; metrics: Metrics };
+  c5c3: { draining: boolean; metrics: Metrics; capture?: CaptureWriter };
 }
 
 interface ErrorBody {
@@ -75,7 +84,11 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
 
   const app = Fastify(fastifyOptions) as unknown as HooksServer;
   const metrics = createMetrics();
-  app.decorate('c5c3', { draining: false, metrics });
+  const capture = options.capture
+    ? new CaptureWriter(options.capture.dir, options.capture.key, (err) => app.log.error({ err: { code: (err as NodeJS.ErrnoException).code } }, 'capture write failed'))
+    : undefined;
+  app.decorate('c5c3', { draining: false, metrics, capture });
+  if (capture) app.addHook('onClose', async () => capture.flush());
 
   const context: HookContext = {
     clock: options.clock ?? (() => new Date()),
@@ -126,11 +139,19 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     app.post(
       route.path,
       { schema: { body: route.body as TSchema }, config: { hook: route.hook } },
-      async (request) =>
-        route.handle(request.body as never, {
+      async (request) => {
+        // One instant per call, so a captured call records the clock its answer was computed at.
+        const now = context.clock();
+        const random = options.randomSeed === undefined ? context.random : seededRandom(options.randomSeed);
+        const response = route.handle(request.body as never, {
           ...context,
+          clock: () => now,
+          random,
           onEvent: (event) => request.log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
-        }),
+        });
+        capture?.write(route.path, now, request.body, response, options.randomSeed);
+        return response;
+      },
     );
   }
 

@@ -10,6 +10,16 @@ t.test('defaults', async (t) => {
   t.ok(c.bodyLimit >= 8 * 1024 * 1024, 'at least 8 MiB');
   t.equal(c.tls, undefined);
   t.equal(c.shutdownDelaySeconds, 0);
+  t.same([c.capture, c.clock, c.randomSeed], [undefined, undefined, undefined], 'no capture, wall clock, crypto random');
+});
+
+t.test('capture and replay settings', async (t) => {
+  const c = loadConfig({ CAPTURE_DIR: '/tmp/cap', CAPTURE_KEY: 'k', CLOCK: '2026-11-21T12:00:00Z', RANDOM_SEED: 'seed' });
+  t.same(c.capture, { dir: '/tmp/cap', key: 'k' });
+  t.equal(c.clock?.toISOString(), '2026-11-21T12:00:00.000Z');
+  t.equal(c.randomSeed, 'seed');
+  const keyless = loadConfig({ CAPTURE_DIR: '/tmp/cap' }).capture!;
+  t.ok(Buffer.isBuffer(keyless.key) && keyless.key.length === 32, 'a random key per process when none is given');
 });
 
 t.test('values', async (t) => {
@@ -27,6 +37,9 @@ t.test('bad values are configuration errors that name the variable', async (t) =
     [{ BODY_LIMIT: '10' }, 'BODY_LIMIT'],
     [{ TLS_CERT_FILE: '/tmp/cert.pem' }, 'TLS_CERT_FILE and TLS_KEY_FILE'],
     [{ TLS_CERT_FILE: '/nonexistent/cert', TLS_KEY_FILE: '/nonexistent/key' }, 'TLS_CERT_FILE'],
+    [{ CLOCK: 'yesterday' }, 'CLOCK'],
+    [{ CLOCK: '2026-13-45T99:00:00Z' }, 'CLOCK'],
+    [{ CAPTURE_KEY: 'k' }, 'CAPTURE_KEY'],
   ] as [NodeJS.ProcessEnv, string][]) {
     t.throws(() => loadConfig(env), { name: 'ConfigError', message: new RegExp(name) }, JSON.stringify(env));
   }
