@@ -10,7 +10,7 @@ import { AdmissionError, Simulation } from '../sim/simulation.js';
 import { ALL_SCENARIOS, PHASES, SCENARIOS, runPhase, conditionOf } from '../sim/scenarios.js';
 import { formatRound } from '../sim/timeline.js';
 
-const USAGE = `usage: npm run simulate -- <controlplane.yaml> [--scenario NAME]... [--tick SECONDS] [--seed TEXT]
+const USAGE = `usage: npm run simulate -- <controlplane.yaml> [--scenario NAME]... [--tick SECONDS] [--max-rounds N] [--seed TEXT]
 scenarios (run in the order given, after the ControlPlane converged): ${Object.keys(SCENARIOS).join(', ')}, all (= ${ALL_SCENARIOS.join(', ')})`;
 
 function fail(message: string): never {
@@ -23,7 +23,7 @@ async function main(): Promise<number> {
   try {
     parsed = parseArgs({
       allowPositionals: true,
-      options: { scenario: { type: 'string', multiple: true, short: 's' }, tick: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { scenario: { type: 'string', multiple: true, short: 's' }, tick: { type: 'string' }, 'max-rounds': { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (err) {
     fail((err as Error).message);
@@ -38,6 +38,9 @@ async function main(): Promise<number> {
   if (requested.includes('delete') && requested.indexOf('delete') !== requested.length - 1) fail('delete ends a run: give it last');
   const tick = parsed.values.tick === undefined ? 5 : Number(parsed.values.tick);
   if (!Number.isInteger(tick) || tick < 1 || tick > 600) fail('--tick must be a whole number of seconds from 1 to 600');
+
+  const maxRounds = parsed.values['max-rounds'] === undefined ? 200 : Number(parsed.values['max-rounds']);
+  if (!Number.isInteger(maxRounds) || maxRounds < 1) fail('--max-rounds must be a positive whole number');
 
   let text: string;
   try {
@@ -68,7 +71,7 @@ async function main(): Promise<number> {
   for (const name of phases) {
     const phase = PHASES[name]!;
     console.log(`\n== ${phase.name}: ${phase.title}`);
-    const result = await runPhase(sim, cp, phase);
+    const result = await runPhase(sim, cp, phase, maxRounds);
     for (const record of result.records) for (const line of formatRound(record, sim.rounds[0]!.at)) console.log(line);
     const ready = conditionOf(sim.get(cp), 'Ready');
     const id = sim.get(cp)?.status?.adminApplicationCredential?.id;

@@ -1,0 +1,90 @@
+// hooks/: every captured payload replays through the server to its recorded response (at its
+// recorded clock and seed), the files are what `npm run gen` writes today, and none holds a
+// simulated secret.
+import t from 'tap';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { renderHookPayloads, replayCaptured } from '../src/capture/hook-payloads.js';
+import type { CapturedCall } from '../src/capture/capture.js';
+import { REPO_ROOT, type Obj } from './support/shared.js';
+
+const HOOKS_DIR = join(REPO_ROOT, 'hooks');
+
+function payloadFiles(): string[] {
+  return readdirSync(HOOKS_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => readdirSync(join(HOOKS_DIR, d.name)).map((f) => join(HOOKS_DIR, d.name, f)))
+    .sort();
+}
+
+const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as CapturedCall;
+
+t.test('the situations the issue names are there', async (t) => {
+  const names = payloadFiles().map((f) => relative(HOOKS_DIR, f));
+  for (const pattern of [
+    /^controlplane-sync\/managed-01-.*waiting-for-database/,
+    /^controlplane-sync\/brownfield-01-/,
+    /^controlplane-sync\/managed-.*-converged/,
+    /^controlplane-sync\/managed-.*-rotate-password-re-minting/,
+    /^controlplane-sync\/managed-.*-duplicate-parked/,
+    /^credentialrotation-sync\/managed-.*-rotation-triggered/,
+    /^credentialrotation-sync\/managed-.*-no-rotation-needed-rotation-completed/,
+    /^controlplane-finalize\/managed-.*-deletes-endpoint-service/,
+    /^controlplane-finalize\/managed-.*-deletes-applicationcredential/,
+    /^controlplane-finalize\/managed-.*-finalized/,
+    /^controlplane-customize\//,
+    /^credentialrotation-customize\//,
+  ]) {
+    t.ok(names.some((n) => pattern.test(n)), String(pattern));
+  }
+});
+
+t.test('every file replays to its recorded response', async (t) => {
+  const files = payloadFiles();
+  t.ok(files.length >= 30, `${files.length} payloads`);
+  for (const file of files) {
+    const call = read(file);
+    t.same(await replayCaptured(call), call.response, relative(HOOKS_DIR, file));
+  }
+});
+
+t.test('hooks/ is what `npm run gen` writes (regenerate when this fails)', async (t) => {
+  const rendered = await renderHookPayloads();
+  const onDisk = payloadFiles().map((f) => relative(REPO_ROOT, f));
+  t.same(onDisk, [...rendered.keys()].sort(), 'the same files');
+  for (const [path, content] of rendered) t.equal(readFileSync(join(REPO_ROOT, path), 'utf8'), content, path);
+});
+
+t.test('no simulated secret in any file; every Secret value is a placeholder', async (t) => {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const forbidden = ['sim-Admin-Passw0rd', 'sim-db-password'];
+  for (const file of payloadFiles()) {
+    const text = readFileSync(file, 'utf8');
+    for (const secret of forbidden) {
+      t.notOk(text.includes(secret) || text.includes(b64(secret).slice(0, 16)), `${relative(HOOKS_DIR, file)} holds no ${secret}`);
+    }
+    const secrets: Obj[] = [];
+    const walk = (v: unknown): void => {
+      if (typeof v === 'string' && v.startsWith('{')) {
+        try {
+          walk(JSON.parse(v));
+        } catch {
+          /* not JSON */
+        }
+      } else if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object') {
+        const o = v as Obj;
+        if (o.kind === 'Secret') secrets.push(o);
+        Object.values(o).forEach(walk);
+      }
+    };
+    walk(read(file));
+    for (const s of secrets) {
+      for (const [key, value] of Object.entries((s.data ?? {}) as Record<string, string>)) {
+        const text = Buffer.from(value, 'base64').toString('utf8');
+        const ok = key === 'clouds.yaml' ? /(password|application_credential_secret): redacted-[0-9a-f]{16}\n/.test(text) : /^redacted-[0-9a-f]{16}$/.test(text);
+        if (!ok) t.fail(`${relative(HOOKS_DIR, file)}: Secret ${s.metadata.name} key ${key} is not a placeholder`);
+      }
+    }
+  }
+});

@@ -1,0 +1,78 @@
+// Whole lifecycles under the Metacontroller model with simulated operators (src/sim/): the
+// guarantees of issue 7, item 4, for a managed and a brownfield ControlPlane.
+import t, { type Test } from 'tap';
+import { buildServer } from '../src/server.js';
+import { seededRandom } from '../src/random.js';
+import { Simulation } from '../src/sim/simulation.js';
+import { PHASES, runPhase, adminCredentialId } from '../src/sim/scenarios.js';
+import type { ObjectRef } from '../src/sim/cluster.js';
+import { brownfieldCP, managedCP } from './support/sync.js';
+import type { Obj } from './support/shared.js';
+
+async function simulation(t: Test, cpInput: Obj): Promise<{ sim: Simulation; cp: ObjectRef }> {
+  let sim: Simulation | undefined;
+  const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom('lifecycle') });
+  t.teardown(() => app.close());
+  sim = new Simulation({ app });
+  return { sim, cp: sim.createControlPlane(cpInput) };
+}
+
+const ctxOf = (sim: Simulation, cp: ObjectRef) => ({ sim, cp, startId: undefined, startMints: 0, records: [] });
+const childChanges = (records: { changes: { verb: string; object: string; by: string }[] }[]) => records.flatMap((r) => r.changes);
+
+for (const [mode, input] of [['managed', managedCP], ['brownfield', brownfieldCP]] as const) {
+  t.test(`${mode}: fresh → Ready, rotation, re-mint, outage, deletion`, async (t) => {
+    const { sim, cp } = await simulation(t, input());
+
+    const fresh = await runPhase(sim, cp, PHASES.converge!, 20);
+    t.same(fresh.problems, [], 'fresh ControlPlane converges');
+    t.ok(fresh.rounds! <= 12, `Ready within 12 rounds (took ${fresh.rounds})`);
+    t.equal(sim.world.openstack.mints.length, 1, 'one credential minted');
+    const firstId = adminCredentialId(ctxOf(sim, cp));
+
+    const atRest = await sim.step();
+    t.same([atRest.changes, atRest.conditions, atRest.errors], [[], [], []], 'at rest, a further pass changes nothing');
+
+    const rotated = await runPhase(sim, cp, PHASES['rotate-password']!);
+    t.same(rotated.problems, [], 'password rotation: exactly one re-mint, Ready again');
+    const secondId = adminCredentialId(ctxOf(sim, cp));
+    t.not(secondId, firstId, 'a new credential id');
+    t.same(sim.world.openstack.revoked, [firstId], 'the old credential revoked');
+    t.same([...sim.world.openstack.applicationCredentials.keys()], [secondId], 'one live credential');
+
+    const remint = await runPhase(sim, cp, PHASES.remint!);
+    t.same(remint.problems, [], 'reMint request: exactly one re-mint, RotationComplete');
+    t.not(adminCredentialId(ctxOf(sim, cp)), secondId);
+    const rest = await sim.step();
+    t.same(rest.changes, [], 'the CredentialRotation does not rotate again');
+
+    for (const name of ['outage', 'recover']) {
+      const phase = await runPhase(sim, cp, PHASES[name]!);
+      t.same(phase.problems, [], `${name}: nothing deleted, no mint`);
+    }
+
+    const uid = sim.get(cp)!.metadata.uid;
+    const deletion = await runPhase(sim, cp, PHASES.delete!);
+    t.same(deletion.problems, [], 'deletion: K-ORC objects first, credentials revoked');
+    const changes = childChanges(deletion.records);
+    const gone = (kind: string) => changes.findIndex((c) => c.verb === 'deleted' && c.object.startsWith(`${kind}/`));
+    t.ok(gone('ApplicationCredential') < gone('Keystone') && gone('User') < gone('Keystone'), 'the AC and imports are gone before Keystone');
+    t.equal(sim.cluster.list((o) => (o.metadata.ownerReferences ?? []).some((r: Obj) => r.uid === uid)).length, 0, 'no child left');
+  });
+}
+
+t.test('an observed child is never deleted while the ControlPlane lives, except the AC of a re-mint', async (t) => {
+  const { sim, cp } = await simulation(t, managedCP());
+  for (const name of ['converge', 'rotate-password', 'remint', 'outage', 'recover']) await runPhase(sim, cp, PHASES[name]!);
+  const deleted = childChanges(sim.rounds).filter((c) => c.by === 'metacontroller' && c.verb === 'deleting');
+  t.ok(deleted.length > 0);
+  t.same([...new Set(deleted.map((c) => c.object))], ['ApplicationCredential/controlplane-keystone-admin-app-credential']);
+});
+
+t.test('a phase that cannot reach its goal reports it', async (t) => {
+  const { sim, cp } = await simulation(t, managedCP());
+  sim.world.down.add('MariaDB/openstack-db');
+  const result = await runPhase(sim, cp, PHASES.converge!, 10);
+  t.equal(result.rounds, undefined);
+  t.match(result.problems, [/did not reach its goal within 10 rounds/]);
+});

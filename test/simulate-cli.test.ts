@@ -1,0 +1,46 @@
+// `npm run simulate`: the built CLI on the shared examples, its exit codes and its timeline.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { REPO_ROOT, sharedPath } from './support/shared.js';
+
+const CLI = join(REPO_ROOT, 'dist', 'cli', 'simulate.js');
+const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+t.test('a managed example goes from nothing to Ready and through every scenario', async (t) => {
+  const r = run(sharedPath('examples', 'controlplane-full-managed.yaml'), '--scenario', 'duplicate,all');
+  t.equal(r.status, 0, r.stderr);
+  for (const phase of ['converge', 'duplicate', 'rotate-password', 'remint', 'outage', 'recover', 'delete']) {
+    t.match(r.stdout, new RegExp(`\\n  ${phase}: OK after \\d+ round`), `${phase} reported OK`);
+  }
+  t.match(r.stdout, /KeystoneReady=True KeystoneReady/, 'the timeline shows conditions');
+  t.match(r.stdout, /metacontroller created MariaDB\/openstack-db/, 'and what Metacontroller did');
+  t.match(r.stdout, /k-orc: revoked application credential ac-1/, 'and what the operators did');
+  t.notMatch(r.stdout, /Passw0rd/, 'no password in the timeline');
+});
+
+t.test('a run that does not converge exits 1 and says which phase', async (t) => {
+  const r = run(sharedPath('examples', 'controlplane-kind-minimal.yaml'), '--max-rounds', '3');
+  t.equal(r.status, 1);
+  t.match(r.stdout, /converge: FAILED: did not reach its goal within 3 rounds/);
+});
+
+t.test('usage and admission errors exit 2 with a message', async (t) => {
+  const bad = join(mkdtempSync(join(tmpdir(), 'c5c3-sim-')), 'bad.yaml');
+  writeFileSync(bad, 'apiVersion: c5c3.io/v1alpha1\nkind: ControlPlane\nmetadata: {name: x}\nspec: {openStackRelease: 2025.2, region: 7}\n');
+  const cases: [string[], RegExp][] = [
+    [[bad], /the API server would refuse ControlPlane x: spec/],
+    [[], /exactly one ControlPlane file/],
+    [['/nonexistent.yaml'], /cannot read \/nonexistent.yaml: ENOENT/],
+    [[sharedPath('examples', 'controlplane-kind-minimal.yaml'), '-s', 'explode'], /unknown scenario "explode"/],
+    [[sharedPath('examples', 'controlplane-kind-minimal.yaml'), '-s', 'delete,remint'], /delete ends a run/],
+    [[sharedPath('examples', 'credentialrotation-remint.yaml')], /holds no ControlPlane/],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(...args);
+    t.equal(r.status, 2, args.join(' '));
+    t.match(r.stderr, message);
+  }
+});
