@@ -22,6 +22,8 @@ export interface Config {
   clock?: Date;
   /** RANDOM_SEED: a per-request seeded random source (replaying a capture only). */
   randomSeed?: string;
+  /** MAX_EVENT_LOOP_DELAY_MS: above this mean event-loop delay hook calls get 429 (0: off). */
+  maxEventLoopDelayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -65,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     bodyLimit: size(env, 'BODY_LIMIT', DEFAULT_BODY_LIMIT),
     shutdownDelaySeconds: integer(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 300),
+    maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60000),
   };
   const captureDir = env.CAPTURE_DIR || undefined;
   if (captureDir) config.capture = { dir: captureDir, key: env.CAPTURE_KEY || randomBytes(32) };

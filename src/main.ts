@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     capture: config.capture,
     clock: fixedClock ? () => fixedClock : undefined,
     randomSeed: config.randomSeed,
+    overload: { maxEventLoopDelayMs: config.maxEventLoopDelayMs },
   });
   if (fixedClock || config.randomSeed) {
     app.log.warn({ clock: fixedClock?.toISOString(), randomSeed: config.randomSeed !== undefined }, 'replay mode: CLOCK/RANDOM_SEED pin the hooks; never run this way in a cluster');

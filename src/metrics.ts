@@ -22,6 +22,8 @@ export interface Metrics {
   stageDuration: Histogram<'sub_reconciler'>;
   /** Seed: c5c3_operator_reconcile_errors_total{sub_reconciler,condition_type}; counts failed stages. */
   stageErrors: Counter<'sub_reconciler' | 'condition_type'>;
+  /** Hook calls answered 429 because the process was saturated. */
+  overloaded: Counter<'hook'>;
 }
 
 export function createMetrics(): Metrics {
@@ -47,5 +49,11 @@ export function createMetrics(): Metrics {
     labelNames: ['sub_reconciler', 'condition_type'] as const,
     registers: [registry],
   });
-  return { registry, hookDuration, stageDuration, stageErrors };
+  const overloaded = new Counter({
+    name: 'c5c3_hooks_overloaded_total',
+    help: 'Hook calls answered 429 (with Retry-After) because the event loop was saturated.',
+    labelNames: ['hook'] as const,
+    registers: [registry],
+  });
+  return { registry, hookDuration, stageDuration, stageErrors, overloaded };
 }

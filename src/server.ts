@@ -1,9 +1,10 @@
 // buildServer(): the fastify application answering Metacontroller's hook calls.
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import underPressure from '@fastify/under-pressure';
 import { DEFAULT_BODY_LIMIT, type LogLevel } from './config.js';
 import { loggerOptions } from './logger.js';
 import { createMetrics, outcomeOf, type Metrics } from './metrics.js';
@@ -32,7 +33,19 @@ export interface ServerOptions {
   randomSeed?: string;
   /** Write every hook call, sanitised, into `dir` (placeholders keyed by `key`). */
   capture?: { dir: string; key: string | Buffer };
+  /** Overload protection (default: event-loop delay above 1000 ms, sampled every 500 ms). */
+  overload?: OverloadOptions;
 }
+
+export interface OverloadOptions {
+  /** Mean event-loop delay (ms) above which hook calls are answered 429; 0 turns it off. */
+  maxEventLoopDelayMs: number;
+  sampleIntervalMs?: number;
+  /** The Retry-After of a 429 (Metacontroller requeues after it; without it, at once). */
+  retryAfterSeconds?: number;
+}
+
+export const DEFAULT_OVERLOAD: Required<OverloadOptions> = { maxEventLoopDelayMs: 1000, sampleIntervalMs: 500, retryAfterSeconds: 5 };
 
 export interface HooksServer extends FastifyInstance {
   /** Readiness: false once shutdown began, so /readyz answers 503 and endpoints drain. */
@@ -83,6 +96,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   if (options.tls) fastifyOptions.https = { cert: options.tls.cert, key: options.tls.key };
 
   const app = Fastify(fastifyOptions) as unknown as HooksServer;
+  // Hooks take JSON only: a text/plain body is refused (415) instead of parsed as a string.
+  app.removeContentTypeParser('text/plain');
   const metrics = createMetrics();
   const capture = options.capture
     ? new CaptureWriter(options.capture.dir, options.capture.key, (err) => app.log.error({ err: { code: (err as NodeJS.ErrnoException).code } }, 'capture write failed'))
@@ -117,6 +132,25 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     request.log.error({ err: error }, 'hook failed');
     return reply.code(500).send(errorBody(500, 'internal error while computing the hook response; see the server log'));
   });
+
+  const overload = { ...DEFAULT_OVERLOAD, ...options.overload };
+  if (overload.maxEventLoopDelayMs > 0) {
+    // Saturated: hook calls get 429 with Retry-After, so Metacontroller backs off instead of
+    // requeueing at once (reference §7.2); probes and metrics are still answered.
+    await app.register(underPressure, {
+      maxEventLoopDelay: overload.maxEventLoopDelayMs,
+      sampleInterval: overload.sampleIntervalMs,
+      // The plugin sends what the handler returns, and carries on when it returns nothing (its
+      // typings only admit the latter).
+      pressureHandler: ((request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => {
+        const hook = (request.routeOptions.config as { hook?: string } | undefined)?.hook;
+        if (!hook) return undefined;
+        metrics.overloaded.inc({ hook });
+        reply.code(429).header('retry-after', String(overload.retryAfterSeconds));
+        return errorBody(429, `overloaded (${type} ${Math.round(Number(value))}): retry after ${overload.retryAfterSeconds} s`);
+      }) as unknown as (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => void,
+    });
+  }
 
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody(404, `no route for ${request.method} ${request.url.split('?')[0]}`)),

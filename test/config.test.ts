@@ -10,6 +10,7 @@ t.test('defaults', async (t) => {
   t.ok(c.bodyLimit >= 8 * 1024 * 1024, 'at least 8 MiB');
   t.equal(c.tls, undefined);
   t.equal(c.shutdownDelaySeconds, 0);
+  t.equal(c.maxEventLoopDelayMs, 1000);
   t.same([c.capture, c.clock, c.randomSeed], [undefined, undefined, undefined], 'no capture, wall clock, crypto random');
 });
 
@@ -23,8 +24,8 @@ t.test('capture and replay settings', async (t) => {
 });
 
 t.test('values', async (t) => {
-  const c = loadConfig({ PORT: '9443', HOST: '127.0.0.1', LOG_LEVEL: 'debug', BODY_LIMIT: '16Mi', SHUTDOWN_DELAY_SECONDS: '5' });
-  t.same([c.port, c.host, c.logLevel, c.bodyLimit, c.shutdownDelaySeconds], [9443, '127.0.0.1', 'debug', 16 * 1024 * 1024, 5]);
+  const c = loadConfig({ PORT: '9443', HOST: '127.0.0.1', LOG_LEVEL: 'debug', BODY_LIMIT: '16Mi', SHUTDOWN_DELAY_SECONDS: '5', MAX_EVENT_LOOP_DELAY_MS: '0' });
+  t.same([c.port, c.host, c.logLevel, c.bodyLimit, c.shutdownDelaySeconds, c.maxEventLoopDelayMs], [9443, '127.0.0.1', 'debug', 16 * 1024 * 1024, 5, 0]);
   t.equal(loadConfig({ BODY_LIMIT: '10485760' }).bodyLimit, 10485760);
 });
 
@@ -38,6 +39,7 @@ t.test('bad values are configuration errors that name the variable', async (t) =
     [{ TLS_CERT_FILE: '/tmp/cert.pem' }, 'TLS_CERT_FILE and TLS_KEY_FILE'],
     [{ TLS_CERT_FILE: '/nonexistent/cert', TLS_KEY_FILE: '/nonexistent/key' }, 'TLS_CERT_FILE'],
     [{ CLOCK: 'yesterday' }, 'CLOCK'],
+    [{ MAX_EVENT_LOOP_DELAY_MS: '-1' }, 'MAX_EVENT_LOOP_DELAY_MS'],
     [{ CLOCK: '2026-13-45T99:00:00Z' }, 'CLOCK'],
     [{ CAPTURE_KEY: 'k' }, 'CAPTURE_KEY'],
   ] as [NodeJS.ProcessEnv, string][]) {

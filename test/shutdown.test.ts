@@ -28,19 +28,22 @@ t.test('SIGTERM: in-flight requests complete, new ones are refused, exit code 0'
   });
 
   const body = Buffer.from(JSON.stringify({ controller: {}, parent: exampleControlPlane('controlplane-full-managed.yaml') }));
-  const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/controlplane/customize', headers: { 'content-type': 'application/json', 'content-length': body.length } },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on('error', reject);
-    req.write(body.subarray(0, 100));
-    setTimeout(() => req.end(body.subarray(100)), 600);
-  });
+  // Several requests in flight: headers and part of the body in, the rest after SIGTERM.
+  const send = (delayMs: number) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/controlplane/customize', headers: { 'content-type': 'application/json', 'content-length': body.length } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.subarray(0, 100));
+      setTimeout(() => req.end(body.subarray(100)), delayMs);
+    });
+  const responses = [send(500), send(600), send(700)];
 
   await sleep(200); // the request is in flight: headers and part of the body are in
   child.kill('SIGTERM');
@@ -55,9 +58,10 @@ t.test('SIGTERM: in-flight requests complete, new ones are refused, exit code 0'
   });
   t.ok(refused, 'a new connection is refused once shutdown began');
 
-  const res = await response;
-  t.equal(res.status, 200, 'the in-flight request completed');
-  t.match(JSON.parse(res.text), { relatedResources: Array });
+  for (const res of await Promise.all(responses)) {
+    t.equal(res.status, 200, 'an in-flight request completed');
+    t.match(JSON.parse(res.text), { relatedResources: Array });
+  }
   const [code] = await exited;
   t.equal(code, 0, 'exit code 0');
   t.match(output, /shutting down/);
