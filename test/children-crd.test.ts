@@ -3,29 +3,8 @@
 import t from 'tap';
 import { testServer } from './support/server.js';
 import { converge, managedCP } from './support/sync.js';
-import { admission } from './support/crd.js';
-import { upstreamSchema, type Obj } from './support/shared.js';
-
-const CRD_FILES: Record<string, string> = {
-  'k8s.mariadb.com/v1alpha1 MariaDB': 'k8s.mariadb.com/mariadbs.yaml',
-  'memcached.c5c3.io/v1beta1 Memcached': 'memcached.c5c3.io/memcacheds.yaml',
-  'external-secrets.io/v1 ExternalSecret': 'external-secrets.io/externalsecrets.yaml',
-  'external-secrets.io/v1alpha1 PushSecret': 'external-secrets.io/pushsecrets.yaml',
-  'keystone.openstack.c5c3.io/v1alpha1 Keystone': 'keystone.openstack.c5c3.io/keystones.yaml',
-  'openstack.k-orc.cloud/v1alpha1 ApplicationCredential': 'openstack.k-orc.cloud/applicationcredentials.yaml',
-  'openstack.k-orc.cloud/v1alpha1 User': 'openstack.k-orc.cloud/users.yaml',
-  'openstack.k-orc.cloud/v1alpha1 Domain': 'openstack.k-orc.cloud/domains.yaml',
-  'openstack.k-orc.cloud/v1alpha1 Service': 'openstack.k-orc.cloud/services.yaml',
-  'openstack.k-orc.cloud/v1alpha1 Endpoint': 'openstack.k-orc.cloud/endpoints.yaml',
-};
-const admitters = new Map<string, ReturnType<typeof admission>>();
-function admit(child: Obj) {
-  const key = `${child.apiVersion} ${child.kind}`;
-  const file = CRD_FILES[key];
-  if (!file) return undefined;
-  if (!admitters.has(key)) admitters.set(key, admission(upstreamSchema(file, child.apiVersion.split('/')[1])));
-  return admitters.get(key)!(child);
-}
+import { admit, secretErrors } from './support/children.js';
+import type { Obj } from './support/shared.js';
 
 function variants(): [string, Obj][] {
   const managed = managedCP();
@@ -71,18 +50,6 @@ t.test('every emitted child validates against its upstream CRD', async (t) => {
   const kinds = ['MariaDB', 'Memcached', 'ExternalSecret', 'Keystone', 'Secret', 'PushSecret', 'ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint'];
   t.same(kinds.filter((k) => !seen.has(k)), [], `every child kind checked: ${[...seen].join(', ')}`);
 });
-
-/** A core Secret as the API server would accept it: Opaque, base64 `data` only. */
-function secretErrors(secret: Obj): string[] {
-  const errors: string[] = [];
-  if (secret.type !== 'Opaque') errors.push('type must be Opaque');
-  if ('stringData' in secret) errors.push('stringData must not be used');
-  for (const [k, v] of Object.entries(secret.data ?? {})) {
-    if (!/^[-._a-zA-Z0-9]+$/.test(k)) errors.push(`data key ${k} is not a valid Secret key`);
-    if (typeof v !== 'string' || Buffer.from(v, 'base64').toString('base64') !== v) errors.push(`data.${k} is not canonical base64`);
-  }
-  return errors;
-}
 
 t.test('the validator catches a child the CRD refuses', async (t) => {
   const bad = { apiVersion: 'keystone.openstack.c5c3.io/v1alpha1', kind: 'Keystone', metadata: { name: 'x' }, spec: { policyOverrides: {} } };

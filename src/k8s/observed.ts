@@ -73,17 +73,24 @@ export function lastApplied(obj: KubeObject): KubeObject | undefined {
 
 /**
  * What to return for an observed child that must stay exactly as it is: its last-applied
- * content, or (no readable annotation) just its identity, which changes nothing on the live
- * object because a merge without last-applied never removes a field.
+ * content, or (no readable annotation: adopted, restored, or applied another way) its observed
+ * content without status and without the metadata others write (uid, versions, timestamps,
+ * ownerReferences, finalizers, managedFields). That changes nothing on the live object, stays a
+ * complete object its CRD admits, and, unlike a bare identity, cannot make a server-side apply
+ * drop the fields it owned.
  */
 export function keepAsIs(obj: KubeObject): KubeObject {
-  return (
-    lastApplied(obj) ?? {
-      apiVersion: obj.apiVersion,
-      kind: obj.kind,
-      metadata: { name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) },
-    }
-  );
+  const applied = lastApplied(obj);
+  if (applied) return applied;
+  const { status: _status, metadata, ...rest } = structuredClone(obj);
+  const kept: Record<string, unknown> = { name: metadata.name };
+  if (metadata.namespace) kept.namespace = metadata.namespace;
+  if (isObject(metadata.labels)) kept.labels = metadata.labels;
+  if (isObject(metadata.annotations)) {
+    const { [LAST_APPLIED_ANNOTATION]: _ignored, ...annotations } = metadata.annotations;
+    if (Object.keys(annotations).length > 0) kept.annotations = annotations;
+  }
+  return { ...rest, metadata: kept } as KubeObject;
 }
 
 export function isTerminating(obj: unknown): boolean {

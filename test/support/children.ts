@@ -1,0 +1,45 @@
+// Validating an emitted child as the API server would: its upstream CRD (structural schema and
+// CEL rules) from ../shared/crds, or the core rules of a Secret.
+import { admission } from './crd.js';
+import { upstreamSchema, type Obj } from './shared.js';
+
+const CRD_FILES: Record<string, string> = {
+  'k8s.mariadb.com/v1alpha1 MariaDB': 'k8s.mariadb.com/mariadbs.yaml',
+  'memcached.c5c3.io/v1beta1 Memcached': 'memcached.c5c3.io/memcacheds.yaml',
+  'external-secrets.io/v1 ExternalSecret': 'external-secrets.io/externalsecrets.yaml',
+  'external-secrets.io/v1alpha1 PushSecret': 'external-secrets.io/pushsecrets.yaml',
+  'keystone.openstack.c5c3.io/v1alpha1 Keystone': 'keystone.openstack.c5c3.io/keystones.yaml',
+  'openstack.k-orc.cloud/v1alpha1 ApplicationCredential': 'openstack.k-orc.cloud/applicationcredentials.yaml',
+  'openstack.k-orc.cloud/v1alpha1 User': 'openstack.k-orc.cloud/users.yaml',
+  'openstack.k-orc.cloud/v1alpha1 Domain': 'openstack.k-orc.cloud/domains.yaml',
+  'openstack.k-orc.cloud/v1alpha1 Service': 'openstack.k-orc.cloud/services.yaml',
+  'openstack.k-orc.cloud/v1alpha1 Endpoint': 'openstack.k-orc.cloud/endpoints.yaml',
+};
+const admitters = new Map<string, ReturnType<typeof admission>>();
+export function admit(child: Obj) {
+  const key = `${child.apiVersion} ${child.kind}`;
+  const file = CRD_FILES[key];
+  if (!file) return undefined;
+  if (!admitters.has(key)) admitters.set(key, admission(upstreamSchema(file, child.apiVersion.split('/')[1])));
+  return admitters.get(key)!(child);
+}
+
+/** A core Secret as the API server would accept it: Opaque, base64 `data` only. */
+export function secretErrors(secret: Obj): string[] {
+  const errors: string[] = [];
+  if (secret.type !== 'Opaque') errors.push('type must be Opaque');
+  if ('stringData' in secret) errors.push('stringData must not be used');
+  for (const [k, v] of Object.entries(secret.data ?? {})) {
+    if (!/^[-._a-zA-Z0-9]+$/.test(k)) errors.push(`data key ${k} is not a valid Secret key`);
+    if (typeof v !== 'string' || Buffer.from(v, 'base64').toString('base64') !== v) errors.push(`data.${k} is not canonical base64`);
+  }
+  return errors;
+}
+
+
+/** Every reason the API server would refuse this child (empty when it is admitted). */
+export function admitChild(child: Obj): string[] {
+  if (child.kind === 'Secret') return secretErrors(child);
+  const result = admit(child);
+  return result ? result.errors : [`no CRD known for ${child.apiVersion} ${child.kind}`];
+}
