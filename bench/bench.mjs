@@ -134,5 +134,14 @@ const group = (re) => [...self.entries()].filter(([k]) => re.test(k)).reduce((a,
 out();
 out(`By area: our hook code (dist/) ${(group(/ dist\//) * 100).toFixed(0)} %, yaml (clouds.yaml parse/render) ${(group(/node_modules\/yaml/) * 100).toFixed(0)} %, ajv (spec validation) ${(group(/validate|ajv/) * 100).toFixed(0)} %, JSON parse/serialise and fastify ${(group(/JSON|fastify|secure-json|fast-json|RegExp/) * 100).toFixed(0)} %, garbage collection ${(group(/garbage collector/) * 100).toFixed(0)} %, idle ${(group(/\(idle\)/) * 100).toFixed(0)} %.`);
 
-writeFileSync(join(root, 'BENCHMARKS.md'), `${lines.join('\n')}\n`);
+// The hand-written reading of the numbers (from "## Reading the numbers" on) is kept.
+let reading = '';
+try {
+  const previous = readFileSync(join(root, 'BENCHMARKS.md'), 'utf8');
+  const at = previous.indexOf('\n## Reading the numbers');
+  if (at >= 0) reading = previous.slice(at);
+} catch {
+  /* first run */
+}
+writeFileSync(join(root, 'BENCHMARKS.md'), `${lines.join('\n')}\n${reading}`);
 console.log('\nwrote BENCHMARKS.md');
