@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { renderHookPayloads, replayCaptured } from '../src/capture/hook-payloads.js';
 import type { CapturedCall } from '../src/capture/capture.js';
-import { REPO_ROOT, type Obj } from './support/shared.js';
+import { REPO_ROOT } from './support/shared.js';
+import { secretObjects } from './support/secrets.js';
 
 const HOOKS_DIR = join(REPO_ROOT, 'hooks');
 
@@ -63,22 +64,7 @@ t.test('no simulated secret in any file; every Secret value is a placeholder', a
     for (const secret of forbidden) {
       t.notOk(text.includes(secret) || text.includes(b64(secret).slice(0, 16)), `${relative(HOOKS_DIR, file)} holds no ${secret}`);
     }
-    const secrets: Obj[] = [];
-    const walk = (v: unknown): void => {
-      if (typeof v === 'string' && v.startsWith('{')) {
-        try {
-          walk(JSON.parse(v));
-        } catch {
-          /* not JSON */
-        }
-      } else if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === 'object') {
-        const o = v as Obj;
-        if (o.kind === 'Secret') secrets.push(o);
-        Object.values(o).forEach(walk);
-      }
-    };
-    walk(read(file));
+    const secrets = secretObjects(read(file));
     for (const s of secrets) {
       for (const [key, value] of Object.entries((s.data ?? {}) as Record<string, string>)) {
         const text = Buffer.from(value, 'base64').toString('utf8');

@@ -17,7 +17,7 @@ async function simulation(t: Test, cpInput: Obj): Promise<{ sim: Simulation; cp:
   return { sim, cp: sim.createControlPlane(cpInput) };
 }
 
-const ctxOf = (sim: Simulation, cp: ObjectRef) => ({ sim, cp, startId: undefined, startMints: 0, records: [] });
+const ctxOf = (sim: Simulation, cp: ObjectRef) => ({ sim, cp, uid: '', startId: undefined, startMints: 0, records: [] });
 const childChanges = (records: { changes: { verb: string; object: string; by: string }[] }[]) => records.flatMap((r) => r.changes);
 
 for (const [mode, input] of [['managed', managedCP], ['brownfield', brownfieldCP]] as const) {

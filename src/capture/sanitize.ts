@@ -7,8 +7,9 @@
 // hash on an AC a CredentialRotation relates) becomes `redacted-sha256-<16 hex of its HMAC>`;
 // strings that already start with `redacted-` are left alone, so sanitising is idempotent. JSON
 // held in strings (last-applied annotations) is sanitised inside.
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { parse, stringify } from 'yaml';
+import { sha256Hex as sha256 } from '../k8s/secret.js';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
@@ -17,7 +18,6 @@ type JsonObject = Record<string, Json>;
 export const CLOUD_SECRET_FIELDS = ['password', 'application_credential_secret', 'token'] as const;
 
 const isObject = (v: Json): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
 export const REDACTED = 'redacted-';

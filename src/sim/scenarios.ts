@@ -10,6 +10,8 @@ import type { RoundRecord, Simulation } from './simulation.js';
 export interface PhaseContext {
   sim: Simulation;
   cp: ObjectRef;
+  /** The ControlPlane's uid when the phase began (its children are still found once it is gone). */
+  uid: string;
   /** The admin AC id and the number of mints when the phase began. */
   startId: string | undefined;
   startMints: number;
@@ -120,7 +122,7 @@ export const PHASES: Record<string, Phase> = {
     name: 'delete',
     title: 'ControlPlane deleted',
     act: (ctx) => ctx.sim.cluster.delete(ctx.cp, 'user'),
-    done: (ctx) => !ctx.sim.get(ctx.cp) && ctx.sim.controlPlanes.observedChildren({ metadata: { namespace: ctx.cp.namespace, uid: uidOf(ctx) } }).length === 0,
+    done: (ctx) => !ctx.sim.get(ctx.cp) && ctx.sim.controlPlanes.observedChildren({ metadata: { namespace: ctx.cp.namespace, uid: ctx.uid } }).length === 0,
     verify: (ctx) => {
       const changes = ctx.records.flatMap((r) => r.changes);
       const lastKorc = changes.findLastIndex((c) => c.verb === 'deleted' && KORC_KINDS.has(c.object.split('/')[0]!));
@@ -142,17 +144,6 @@ export const SCENARIOS: Record<string, string[]> = {
 };
 export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'delete'];
 
-const uids = new WeakMap<Simulation, Map<string, string>>();
-
-/** The ControlPlane's uid, remembered so the deletion phase can look for its children after it is gone. */
-function uidOf(ctx: PhaseContext): string {
-  const known = uids.get(ctx.sim) ?? new Map<string, string>();
-  uids.set(ctx.sim, known);
-  const live = ctx.sim.get(ctx.cp)?.metadata.uid;
-  if (live) known.set(ctx.cp.name, live);
-  return known.get(ctx.cp.name) ?? '';
-}
-
 function outageTarget(ctx: PhaseContext): string {
   const cp = ctx.sim.get(ctx.cp)!;
   return isManagedDatabase(cp.spec) ? `MariaDB/${cp.spec.infrastructure.database.clusterRef.name}` : `Keystone/${childNames(ctx.cp.name).keystone}`;
@@ -167,9 +158,8 @@ export interface PhaseResult {
 
 /** Run one phase: act, rounds until done at rest, verify. */
 export async function runPhase(sim: Simulation, cp: ObjectRef, phase: Phase, maxRounds = 200): Promise<PhaseResult> {
-  const ctx: PhaseContext = { sim, cp, startId: undefined, startMints: sim.world.openstack.mints.length, records: [] };
+  const ctx: PhaseContext = { sim, cp, uid: sim.get(cp)?.metadata.uid ?? '', startId: undefined, startMints: sim.world.openstack.mints.length, records: [] };
   ctx.startId = adminCredentialId(ctx);
-  uidOf(ctx);
   const first = sim.rounds.length;
   phase.act(ctx);
   const rounds = await sim.runUntil(() => phase.done(ctx), maxRounds);
