@@ -6,8 +6,10 @@ import {
   CredentialRotationParent,
   CustomizeHookRequest,
   DecoratorHookRequest,
+  SecretAggregateParent,
   type ControlPlaneParent as ControlPlaneParentT,
   type CredentialRotationParent as CredentialRotationParentT,
+  type SecretAggregateParent as SecretAggregateParentT,
 } from './api/hooks.js';
 import { customizeControlPlane } from './controlplane/customize.js';
 import { syncControlPlane, type SyncRequest } from './controlplane/sync.js';
@@ -16,6 +18,8 @@ import { customizeCredentialRotation } from './credentialrotation/customize.js';
 import { finalizeControlPlane } from './controlplane/finalize.js';
 import type { HookEvent } from './events.js';
 import { syncCredentialRotation, type RotationRequest } from './credentialrotation/sync.js';
+import { customizeSecretAggregate } from './secretaggregate/customize.js';
+import { syncSecretAggregate, type AggregateRequest } from './secretaggregate/sync.js';
 
 /** What a hook may read besides the request: injected so every answer is reproducible. */
 export interface HookContext {
@@ -60,5 +64,13 @@ export const HOOK_ROUTES: readonly HookRoute[] = [
     '/credentialrotation/customize',
     CustomizeHookRequest(CredentialRotationParent),
     (body) => customizeCredentialRotation(body.parent),
+  ),
+  route<AggregateRequest>('/secretaggregate/sync', CompositeHookRequest(SecretAggregateParent), (body, context) =>
+    syncSecretAggregate(body, { now: context.clock() }),
+  ),
+  route<{ parent: SecretAggregateParentT }>(
+    '/secretaggregate/customize',
+    CustomizeHookRequest(SecretAggregateParent),
+    (body) => customizeSecretAggregate(body.parent),
   ),
 ];

@@ -16,10 +16,12 @@ t.test('every hook route: the hostile table gets 4xx with a message, never 5xx',
   const world = await converge(app, managedCP());
   const cp = world.parent;
   const cr = { apiVersion: 'c5c3.io/v1alpha1', kind: 'CredentialRotation', metadata: { name: 'r', namespace: cp.metadata.namespace, generation: 1 }, spec: { target: 'adminApplicationCredential', reMint: true } };
-  const parentOf = (path: string) => (path.startsWith('/credentialrotation') ? cr : cp);
+  const sa = { apiVersion: 'c5c3.io/v1alpha1', kind: 'SecretAggregate', metadata: { name: 'a', namespace: cp.metadata.namespace, generation: 1 }, spec: { sources: [{ secretRef: { name: 's' } }], target: { name: 't' } } };
+  const parentOf = (path: string) => (path.startsWith('/credentialrotation') ? cr : path.startsWith('/secretaggregate') ? sa : cp);
   const envelope = (path: string): Obj =>
     path.endsWith('/customize') ? { controller: {}, parent: parentOf(path) }
     : path.startsWith('/credentialrotation') ? { controller: {}, object: cr, attachments: {}, related: {}, finalizing: false }
+    : path.startsWith('/secretaggregate') ? { controller: {}, parent: sa, children: { 'Secret.v1': {} }, related: { 'Secret.v1': {} } }
     : syncRequest(cp, world.children, world.related, path.endsWith('/finalize'));
   const topKey = (path: string) => (path.startsWith('/credentialrotation') && !path.endsWith('/customize') ? 'object' : 'parent');
 

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { controlPlaneCRD, credentialRotationCRD, renderCRDs } from '../src/crd/generate.js';
+import { controlPlaneCRD, credentialRotationCRD, renderCRDs, secretAggregateCRD } from '../src/crd/generate.js';
 import { DEFAULTS } from '../src/api/controlplane.js';
 import { admission } from './support/crd.js';
 import { examples, exampleControlPlane, REPO_ROOT, upstreamSchema, type Obj } from './support/shared.js';
@@ -10,16 +10,18 @@ import { examples, exampleControlPlane, REPO_ROOT, upstreamSchema, type Obj } fr
 const ours = {
   ControlPlane: controlPlaneCRD().spec.versions[0]!.schema.openAPIV3Schema as Obj,
   CredentialRotation: credentialRotationCRD().spec.versions[0]!.schema.openAPIV3Schema as Obj,
+  SecretAggregate: secretAggregateCRD().spec.versions[0]!.schema.openAPIV3Schema as Obj,
 };
 const reference = {
   ControlPlane: upstreamSchema('c5c3.io/controlplanes.yaml'),
   CredentialRotation: upstreamSchema('c5c3.io/credentialrotations.yaml'),
+  SecretAggregate: upstreamSchema('c5c3.io/secretaggregates.yaml'),
 };
-const admit = { ControlPlane: admission(ours.ControlPlane), CredentialRotation: admission(ours.CredentialRotation) };
+const admit = { ControlPlane: admission(ours.ControlPlane), CredentialRotation: admission(ours.CredentialRotation), SecretAggregate: admission(ours.SecretAggregate) };
 
 t.test('committed CRDs equal the generator output (run `npm run gen` after a schema change)', async (t) => {
   const files = renderCRDs();
-  t.equal(files.size, 2);
+  t.equal(files.size, 3);
   for (const [path, content] of files) {
     t.equal(readFileSync(join(REPO_ROOT, path), 'utf8'), content, `${path} is up to date`);
   }
@@ -66,6 +68,10 @@ const ADDED_DEFAULTS: Record<string, unknown> = {
 // Stricter than the reference CRD, as the reference webhook was.
 const ADDED_LIMITS: Record<string, Obj> = { 'spec.services.keystone.rotationInterval': { maxLength: 32 } };
 
+// Fields of ours the reference does not have: the SecretAggregate API of seed 002 (the reference
+// SecretAggregate is a types-only placeholder) and the status every kind of ours reports.
+const ADDED_FIELDS = new Set(['spec.sources', 'spec.target', 'status.observedGeneration']);
+
 function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: string) {
   if (!mine) {
     t.fail(`${kind} ${path}: missing from our schema`);
@@ -83,7 +89,10 @@ function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: s
     if (!(mine.required ?? []).includes(req)) t.not(mine.properties?.[req]?.default, undefined, `${kind} ${path}.${req}: optional only because it has a default`);
   }
   for (const [name, sub] of Object.entries((ref.properties ?? {}) as Obj)) compare(t, sub, mine.properties?.[name], `${path}.${name}`.replace(/^\./, ''), kind);
-  for (const name of Object.keys(mine.properties ?? {})) t.ok(ref.properties && name in ref.properties, `${kind} ${path}.${name}: exists in the reference`);
+  for (const name of Object.keys(mine.properties ?? {})) {
+    const sub = `${path}.${name}`.replace(/^\./, '');
+    t.ok((ref.properties && name in ref.properties) || (kind === 'SecretAggregate' && ADDED_FIELDS.has(sub)), `${kind} ${sub}: exists in the reference`);
+  }
   if (ref.items) compare(t, ref.items, mine.items, `${path}[]`, kind);
   if (ref.additionalProperties) compare(t, ref.additionalProperties, mine.additionalProperties, `${path}{}`, kind);
 }
@@ -91,6 +100,7 @@ function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: s
 t.test('every field of the reference CRDs has the same type, enum, format and default in ours', async (t) => {
   compare(t, reference.ControlPlane, ours.ControlPlane, '', 'ControlPlane');
   compare(t, reference.CredentialRotation, ours.CredentialRotation, '', 'CredentialRotation');
+  compare(t, reference.SecretAggregate, ours.SecretAggregate, '', 'SecretAggregate');
 });
 
 t.test('every CEL rule of the reference is present in ours', async (t) => {
@@ -211,4 +221,41 @@ t.test('CredentialRotation CRD: target enum and day counts', async (t) => {
   t.match(admit.CredentialRotation(cr({ target: 'dbPassword' })).errors.join(), /allowed values/);
   t.match(admit.CredentialRotation(cr({ target: 'adminApplicationCredential', intervalDays: 0 })).errors.join(), /must be >= 1/);
   t.match(admit.CredentialRotation(cr({})).errors.join(), /required property 'target'/);
+});
+
+t.test('SecretAggregate CRD: seed 002 API, columns Ready, Target, Age; everything the placeholder accepted still accepted', async (t) => {
+  const crd = secretAggregateCRD();
+  const refCrd = parse(readFileSync(join(REPO_ROOT, '../shared/crds/c5c3.io/secretaggregates.yaml'), 'utf8'));
+  t.same(crd.spec.names, refCrd.spec.names, 'same names as the reference');
+  const v = crd.spec.versions[0]!;
+  t.same(v.subresources, { status: {} });
+  t.same(v.additionalPrinterColumns.map((c) => [c.name, c.jsonPath]), [
+    ['Ready', ".status.conditions[?(@.type=='Ready')].status"],
+    ['Target', '.spec.target.name'],
+    ['Age', '.metadata.creationTimestamp'],
+  ]);
+  const sa = (spec: Obj) => ({ apiVersion: 'c5c3.io/v1alpha1', kind: 'SecretAggregate', metadata: { name: 'nova-all-credentials', namespace: 'openstack' }, spec });
+  // The example of seed 002, verbatim.
+  const seed = {
+    sources: [
+      { secretRef: { name: 'nova-db-credentials' } },
+      { secretRef: { name: 'nova-rabbitmq-credentials' } },
+      { secretRef: { name: 'nova-app-credential' }, keys: ['application_credential_id', 'application_credential_secret'] },
+    ],
+    target: { name: 'nova-aggregated-credentials' },
+  };
+  t.same(admit.SecretAggregate(sa(seed)).errors, [], 'the seed 002 example is admitted');
+  t.same(admit.SecretAggregate(sa({})).errors, [], 'an empty spec (the placeholder accepted it) is admitted; the hook reports InvalidSpec');
+  t.same(admit.SecretAggregate(sa({ targetSecretName: 'x' })).errors, [], 'the placeholder field is kept, not pruned');
+  t.same(admit.SecretAggregate(sa({ ...seed, targetSecretName: 'nova-aggregated-credentials' })).errors, [], 'both names, equal');
+  const refused: [string, Obj, RegExp][] = [
+    ['target among the sources', { ...seed, target: { name: 'nova-db-credentials' } }, /the target Secret cannot also be a source/],
+    ['both names, different', { ...seed, targetSecretName: 'other' }, /must equal it/],
+    ['empty secretRef', { ...seed, sources: [{ secretRef: {} }] }, /secretRef.name must name a Secret/],
+    ['bad key', { ...seed, sources: [{ secretRef: { name: 'a' }, keys: ['a b'] }] }, /pattern/],
+    ['bad target', { ...seed, target: { name: 'Nova' } }, /pattern/],
+    ['target without name', { ...seed, target: {} }, /name/],
+    ['too many sources', { ...seed, sources: Array.from({ length: 33 }, (_, i) => ({ secretRef: { name: `s${i}` } })) }, /must NOT have more than 32 items/],
+  ];
+  for (const [name, spec, expected] of refused) t.match(admit.SecretAggregate(sa(spec)).errors.join('\n'), expected, name);
 });

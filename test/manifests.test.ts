@@ -86,17 +86,19 @@ t.test('the deployment is hardened', async (t) => {
 });
 
 const controllers = readdirSync(join(REPO_ROOT, 'metacontroller')).flatMap((f) => readYamlDocs(join(REPO_ROOT, 'metacontroller', f)));
-const composite = controllers.find((c) => c.kind === 'CompositeController')!;
+const composite = controllers.find((c) => c.kind === 'CompositeController' && c.spec.parentResource.resource === 'controlplanes')!;
+const aggregates = controllers.find((c) => c.kind === 'CompositeController' && c.spec.parentResource.resource === 'secretaggregates')!;
 const decorator = controllers.find((c) => c.kind === 'DecoratorController')!;
 
 t.test('Metacontroller objects call the Service with v2 hooks in strict mode', async (t) => {
   const hookPaths = [];
-  for (const controller of [composite, decorator]) {
+  t.equal(controllers.length, 3, 'three controllers');
+  for (const controller of [composite, aggregates, decorator]) {
     for (const [name, hook] of Object.entries(controller.spec.hooks as Obj)) {
       t.equal(hook.version, 'v2', `${controller.kind} ${name} is v2`);
       t.equal(hook.webhook.responseUnMarshallMode, 'strict');
       t.same(hook.webhook.service, { name: service.metadata.name, namespace: service.metadata.namespace, port: service.spec.ports[0].port });
-      t.match(hook.webhook.path, /^\/(controlplane|credentialrotation)\/(sync|finalize|customize)$/);
+      t.match(hook.webhook.path, /^\/(controlplane|credentialrotation|secretaggregate)\/(sync|finalize|customize)$/);
       hookPaths.push(hook.webhook.path);
     }
     t.ok(controller.spec.resyncPeriodSeconds > 0, 'resync safety net');
@@ -117,4 +119,10 @@ t.test('the DecoratorController decorates CredentialRotations and owns nothing',
   t.same(decorator.spec.resources, [{ apiVersion: 'c5c3.io/v1alpha1', resource: 'credentialrotations' }]);
   t.same(decorator.spec.attachments, []);
   t.same(Object.keys(decorator.spec.hooks).sort(), ['customize', 'sync']);
+});
+
+t.test('the SecretAggregate CompositeController owns its target Secret, updated in place, without a finalizer', async (t) => {
+  t.equal(aggregates.spec.generateSelector, true);
+  t.same(aggregates.spec.childResources, [{ apiVersion: 'v1', resource: 'secrets', updateStrategy: { method: 'InPlace' } }]);
+  t.same(Object.keys(aggregates.spec.hooks).sort(), ['customize', 'sync'], 'no finalize hook: garbage collection removes the target');
 });

@@ -9,6 +9,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CONTROLPLANE } from './controlplane.js';
 import { CREDENTIALROTATION } from './credentialrotation.js';
+import { SECRETAGGREGATE } from './secretaggregate.js';
 
 const Timestamp = Type.Union([Type.String(), Type.Null()]);
 const Labels = Type.Record(Type.String(), Type.String());
@@ -47,6 +48,7 @@ function Parent(names: { apiVersion: string; kind: string }) {
 
 export const ControlPlaneParent = Parent(CONTROLPLANE);
 export const CredentialRotationParent = Parent(CREDENTIALROTATION);
+export const SecretAggregateParent = Parent(SECRETAGGREGATE);
 
 /** `children` / `related` / `attachments`: group key (Kind.group/version) → object key → object. */
 export const ObjectMap = Type.Record(Type.String(), Type.Record(Type.String(), KubeObject));
@@ -151,3 +153,4 @@ export type CompositeHookResponse = Static<typeof CompositeHookResponse>;
 export type DecoratorHookResponse = Static<typeof DecoratorHookResponse>;
 export type ControlPlaneParent = Static<typeof ControlPlaneParent>;
 export type CredentialRotationParent = Static<typeof CredentialRotationParent>;
+export type SecretAggregateParent = Static<typeof SecretAggregateParent>;

@@ -3,6 +3,7 @@
 // Metacontroller uses in `children` / `related` (reference/metacontroller.md §1.4).
 import { CONTROLPLANE } from '../api/controlplane.js';
 import { CREDENTIALROTATION } from '../api/credentialrotation.js';
+import { SECRETAGGREGATE } from '../api/secretaggregate.js';
 
 export interface KindInfo {
   apiVersion: string;
@@ -33,6 +34,7 @@ export const GVK = {
   Domain: kind('openstack.k-orc.cloud/v1alpha1', 'Domain', 'domains'),
   ControlPlane: kind(CONTROLPLANE.apiVersion, CONTROLPLANE.kind, CONTROLPLANE.plural),
   CredentialRotation: kind(CREDENTIALROTATION.apiVersion, CREDENTIALROTATION.kind, CREDENTIALROTATION.plural),
+  SecretAggregate: kind(SECRETAGGREGATE.apiVersion, SECRETAGGREGATE.kind, SECRETAGGREGATE.plural),
 } as const;
 
 /** Every kind a ControlPlane owns as a child (seed 000 owner table plus the K-ORC imports). */

@@ -1,0 +1,100 @@
+// POST /secretaggregate/sync (CompositeController): the target Secret, merged from the source
+// Secrets in spec order, all their keys or the selected ones. The target is published only whole:
+// while a source or a selected key is missing, two sources provide the same key, or the result
+// would not fit in a Secret, the observed target is returned exactly as it is (its last content)
+// and Ready says why. A Secret of the target's name that is not ours is never touched. An owned
+// Secret of another name (the target before a rename) is released only by the response that
+// publishes the new target. No message carries a value: they name Secrets and keys.
+import type { CompositeHookResponse, ObjectMap, SecretAggregateParent } from '../api/hooks.js';
+import { decideCondition, type ConditionDecision } from '../k8s/conditions.js';
+import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
+import { GVK } from '../k8s/kinds.js';
+import { identity, isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
+import { at } from '../k8s/read.js';
+import { previousConditions } from '../controlplane/status.js';
+import { aggregate, MAX_SECRET_BYTES } from './aggregate.js';
+import { listed, READY, REASON } from './conditions.js';
+import { readSpec, type AggregateSpec } from './spec.js';
+
+/** Label on the target: the SecretAggregate it belongs to (for people; selection uses controller-uid). */
+export const SECRETAGGREGATE_LABEL = 'c5c3.io/secretaggregate';
+
+export interface AggregateRequest {
+  parent: SecretAggregateParent;
+  children: ObjectMap;
+  related?: ObjectMap;
+}
+
+interface Verdict {
+  ready: ConditionDecision;
+  /** The target to publish; undefined = keep every observed child as it is. */
+  target?: KubeObject;
+}
+
+function decide(sa: SecretAggregateParent, spec: AggregateSpec, owned: ObjectIndex, related: ObjectIndex): Verdict {
+  const ns = sa.metadata.namespace;
+  const observedTarget = owned.get(GVK.Secret, ns, spec.target);
+  const foreign = related.get(GVK.Secret, ns, spec.target);
+  const wait = (reason: string, message: string): Verdict => ({ ready: { status: 'False', reason, message } });
+  const keeping = observedTarget
+    ? `Secret ${spec.target} keeps its last content`
+    : `Secret ${spec.target} is created once every source is complete`;
+
+  if (!observedTarget && foreign && !controlledBy(foreign, sa)) {
+    return wait(REASON.TargetNotOwned, `Secret ${spec.target} exists and is not owned by SecretAggregate ${sa.metadata.name}: it is never overwritten; delete it or choose another target.name`);
+  }
+  const result = aggregate(spec.sources, (name) => related.get(GVK.Secret, ns, name));
+  if (result.missing.length > 0) return wait(REASON.WaitingForSource, `waiting for ${listed(result.missing)}; ${keeping}`);
+  if (result.conflicts.length > 0) {
+    const named = result.conflicts.map((c) => `key ${c.key} from ${c.sources.map((i) => `sources[${i}] (Secret ${spec.sources[i]!.name})`).join(' and ')}`);
+    return wait(REASON.KeyConflict, `${listed(named)}: select keys so that every key has one source; ${keeping}`);
+  }
+  if (result.bytes > MAX_SECRET_BYTES) {
+    return wait(REASON.TargetTooLarge, `the aggregate would hold ${result.bytes} bytes, more than a Secret can (${MAX_SECRET_BYTES}); ${keeping}`);
+  }
+  if (observedTarget && isTerminating(observedTarget)) {
+    return wait(REASON.WaitingForTarget, `Secret ${spec.target} is being deleted; it is created again once it is gone`);
+  }
+  const count = Object.keys(result.data).length;
+  const secrets = new Set(spec.sources.map((s) => s.name)).size;
+  return {
+    ready: { status: 'True', reason: REASON.Aggregated, message: `Secret ${spec.target} holds ${count} ${count === 1 ? 'key' : 'keys'} from ${secrets} ${secrets === 1 ? 'Secret' : 'Secrets'}` },
+    target: {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: spec.target, namespace: ns, labels: { [SECRETAGGREGATE_LABEL]: sa.metadata.name } },
+      type: 'Opaque',
+      data: result.data,
+    },
+  };
+}
+
+/** Whether `obj` names `owner` as its controller (Metacontroller may list it in related before children). */
+function controlledBy(obj: KubeObject, owner: SecretAggregateParent): boolean {
+  const refs = at(obj, 'metadata', 'ownerReferences');
+  const uid = owner.metadata.uid;
+  return uid !== undefined && Array.isArray(refs) && refs.some((r) => at(r, 'controller') === true && at(r, 'uid') === uid);
+}
+
+export function syncSecretAggregate(request: AggregateRequest, context: { now: Date }): CompositeHookResponse {
+  const sa = request.parent;
+  const generation = sa.metadata.generation ?? 0;
+  const owned = new ObjectIndex(request.children);
+  const related = new ObjectIndex(request.related);
+  const reading = readSpec(sa.spec);
+  const verdict: Verdict = reading.spec
+    ? decide(sa, reading.spec, owned, related)
+    : { ready: { status: 'False', reason: REASON.InvalidSpec, message: listed(reading.errors) } };
+
+  // Published: every other owned Secret (a previous target) is released. Otherwise all are kept.
+  const desired = verdict.target ? [verdict.target] : [];
+  const released = new Set(verdict.target ? owned.all().map(identity).filter((id) => id !== identity(verdict.target!)) : []);
+  const children = keepObserved(desired, owned, released);
+  assertKeepsObserved(children, owned, released);
+
+  const previous = previousConditions(sa.status).get(READY);
+  return {
+    status: { conditions: [decideCondition(READY, verdict.ready, previous, generation, context.now)], observedGeneration: generation },
+    children,
+  };
+}
