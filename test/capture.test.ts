@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { buildServer, type HooksServer } from '../src/server.js';
 import { seededRandom } from '../src/random.js';
 import { Simulation } from '../src/sim/simulation.js';
-import { PHASES, runPhase } from '../src/sim/scenarios.js';
+import { PHASES, SCENARIOS, runPhase } from '../src/sim/scenarios.js';
 import { Sanitizer } from '../src/capture/sanitize.js';
 import type { CapturedCall } from '../src/capture/capture.js';
 import { managedCP } from './support/sync.js';
@@ -45,7 +45,7 @@ t.test('a captured lifecycle holds no secret and replays exactly', async (t) => 
     },
   });
   const cp = sim.createControlPlane(managedCP());
-  for (const name of ['converge', 'rotate-password', 'remint', 'delete']) t.same((await runPhase(sim, cp, PHASES[name]!)).problems, [], name);
+  for (const name of ['converge', 'rotate-password', 'remint', ...SCENARIOS.aggregate!, 'delete']) t.same((await runPhase(sim, cp, PHASES[name]!)).problems, [], name);
   await app.close();
 
   const files = readdirSync(dir).sort();

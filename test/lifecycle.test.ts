@@ -4,7 +4,8 @@ import t, { type Test } from 'tap';
 import { buildServer } from '../src/server.js';
 import { seededRandom } from '../src/random.js';
 import { Simulation } from '../src/sim/simulation.js';
-import { PHASES, runPhase, adminCredentialId } from '../src/sim/scenarios.js';
+import { PHASES, SCENARIOS, runPhase, adminCredentialId, conditionOf } from '../src/sim/scenarios.js';
+import { aggregateNames } from '../src/sim/aggregate-phases.js';
 import type { ObjectRef } from '../src/sim/cluster.js';
 import { brownfieldCP, managedCP } from './support/sync.js';
 import type { Obj } from './support/shared.js';
@@ -76,3 +77,36 @@ t.test('a phase that cannot reach its goal reports it', async (t) => {
   t.equal(result.rounds, undefined);
   t.match(result.problems, [/did not reach its goal within 10 rounds/]);
 });
+
+for (const [mode, input] of [['managed', managedCP], ['brownfield', brownfieldCP]] as const) {
+  t.test(`${mode}: a SecretAggregate over the ControlPlane's credentials follows them, waits whole, goes alone`, async (t) => {
+    const { sim, cp } = await simulation(t, input());
+    t.same((await runPhase(sim, cp, PHASES.converge!)).problems, []);
+    const names = aggregateNames(cp);
+    const target = () => sim.get({ apiVersion: 'v1', kind: 'Secret', namespace: cp.namespace, name: names.target });
+    const reason = () => conditionOf(sim.get({ apiVersion: 'c5c3.io/v1alpha1', kind: 'SecretAggregate', namespace: cp.namespace, name: names.aggregate }), 'Ready')?.reason;
+    const dbKeys = mode === 'managed' ? ['password', 'username'] : ['password'];
+    const published: Record<string, string> = {};
+    for (const name of SCENARIOS.aggregate!) {
+      const result = await runPhase(sim, cp, PHASES[name]!);
+      t.same(result.problems, [], `${name}: ${PHASES[name]!.title}`);
+      if (name === 'aggregate') {
+        t.same(Object.keys(target()!.data).sort(), [...dbKeys, 'clouds.yaml', 'transport_url'].sort(), 'every db key, the selected transport_url, the app-credential clouds.yaml');
+        t.equal(reason(), 'Aggregated');
+        const rest = await sim.step();
+        t.same([rest.changes, rest.conditions], [[], []], 'at rest, a further pass changes nothing');
+        Object.assign(published, target()!.data);
+      }
+      if (name === 'remove-source-key') t.same(target()!.data, published, 'the target kept its last content while waiting');
+      if (name === 'aggregate-current') {
+        const cloud = sim.get({ apiVersion: 'v1', kind: 'Secret', namespace: cp.namespace, name: `${cp.name}-admin-app-credential` })!.data['clouds.yaml'];
+        t.equal(target()!.data['clouds.yaml'], cloud, 'after the password rotation the aggregate holds the new credential');
+        t.not(cloud, published['clouds.yaml']);
+      }
+    }
+    t.notOk(target(), 'the target went with the aggregate');
+    t.ok(sim.get(cp) && conditionOf(sim.get(cp), 'Ready')?.status === 'True', 'the ControlPlane is untouched');
+    const deletedByMetacontroller = childChanges(sim.rounds).filter((c) => c.by === 'metacontroller' && c.verb === 'deleting' && c.object.startsWith('Secret/'));
+    t.same(deletedByMetacontroller, [], 'Metacontroller never deleted a Secret (the target went by garbage collection)');
+  });
+}

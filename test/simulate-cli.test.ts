@@ -12,13 +12,14 @@ const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], {
 t.test('a managed example goes from nothing to Ready and through every scenario', async (t) => {
   const r = run(sharedPath('examples', 'controlplane-full-managed.yaml'), '--scenario', 'duplicate,all');
   t.equal(r.status, 0, r.stderr);
-  for (const phase of ['converge', 'duplicate', 'rotate-password', 'remint', 'outage', 'recover', 'delete']) {
+  for (const phase of ['converge', 'duplicate', 'rotate-password', 'remint', 'outage', 'recover', 'aggregate', 'remove-source-key', 'conflict', 'delete-aggregate', 'delete']) {
     t.match(r.stdout, new RegExp(`\\n  ${phase}: OK after \\d+ round`), `${phase} reported OK`);
   }
   t.match(r.stdout, /KeystoneReady=True KeystoneReady/, 'the timeline shows conditions');
   t.match(r.stdout, /metacontroller created MariaDB\/openstack-db/, 'and what Metacontroller did');
   t.match(r.stdout, /k-orc: revoked application credential ac-1/, 'and what the operators did');
-  t.notMatch(r.stdout, /Passw0rd/, 'no password in the timeline');
+  t.match(r.stdout, /SecretAggregate controlplane-keystone-credentials\s+Ready=False WaitingForSource: waiting for Secret controlplane-keystone-messaging has no key transport_url/, 'the aggregate waits for its source');
+  t.notMatch(r.stdout, /Passw0rd|sim-mq-password/, 'no password in the timeline');
 });
 
 t.test('a run that does not converge exits 1 and says which phase', async (t) => {

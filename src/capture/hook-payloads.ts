@@ -4,7 +4,7 @@
 // `npm run gen` writes them; a test fails when they are stale.
 import { buildServer, type HooksServer } from '../server.js';
 import { Simulation } from '../sim/simulation.js';
-import { PHASES, runPhase } from '../sim/scenarios.js';
+import { PHASES, SCENARIOS, runPhase } from '../sim/scenarios.js';
 import type { HookCall } from '../sim/metacontroller.js';
 import type { Obj } from '../sim/cluster.js';
 import { seededRandom } from '../random.js';
@@ -30,6 +30,10 @@ function situation(call: HookCall): string | undefined {
     const left = observed.filter((o) => !kept.has(`${o.kind}/${o.metadata.name}`)).map((o) => o.kind.toLowerCase());
     return left.length > 0 ? `deletes-${[...new Set(left)].sort().join('-')}` : 'waiting-for-deletion';
   }
+  if (call.path === '/secretaggregate/sync') {
+    const ready = conditions(body.status).find((c) => c.type === 'Ready');
+    return ready ? kebab(ready.reason) : undefined;
+  }
   if (call.path === '/credentialrotation/sync') {
     return conditions(body.status).map((c) => kebab(c.reason)).join('-');
   }
@@ -45,6 +49,8 @@ interface Run {
   name: string;
   controlPlane: Obj;
   phases: string[];
+  /** The hooks whose calls are kept (default: every hook). */
+  hooks?: string[];
 }
 
 const MANAGED: Obj = {
@@ -72,6 +78,12 @@ const BROWNFIELD: Obj = {
 export const RUNS: Run[] = [
   { name: 'managed', controlPlane: MANAGED, phases: ['converge', 'duplicate', 'remove-duplicate', 'rotate-password', 'remint', 'outage', 'recover', 'delete'] },
   { name: 'brownfield', controlPlane: BROWNFIELD, phases: ['converge', 'delete'] },
+  {
+    name: 'aggregate',
+    controlPlane: MANAGED,
+    phases: ['converge', ...SCENARIOS.aggregate!],
+    hooks: ['secretaggregate-sync', 'secretaggregate-customize'],
+  },
 ];
 
 async function replay(call: CapturedCall): Promise<unknown> {
@@ -112,6 +124,7 @@ export async function renderHookPayloads(): Promise<Map<string, string>> {
         const what = situation(call);
         if (what === undefined) return;
         const hook = call.path.slice(1).replace('/', '-');
+        if (run.hooks && !run.hooks.includes(hook)) return;
         const parent = (call.request.parent ?? call.request.object)?.metadata?.name;
         const previous = last.get(`${hook}|${parent}`);
         last.set(`${hook}|${parent}`, what);

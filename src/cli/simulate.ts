@@ -75,7 +75,10 @@ async function main(): Promise<number> {
     for (const record of result.records) for (const line of formatRound(record, sim.rounds[0]!.at)) console.log(line);
     const ready = conditionOf(sim.get(cp), 'Ready');
     const id = sim.get(cp)?.status?.adminApplicationCredential?.id;
-    const state = sim.get(cp) ? `Ready=${ready?.status ?? 'unknown'} ${ready?.reason ?? ''}${id ? `, admin application credential ${id}` : ''}` : 'ControlPlane gone, children gone';
+    const aggregates = sim.cluster
+      .list((o) => o.kind === 'SecretAggregate' && o.metadata.namespace === cp.namespace)
+      .map((a) => `, SecretAggregate ${a.metadata.name} Ready=${conditionOf(a, 'Ready')?.status ?? 'unknown'} ${conditionOf(a, 'Ready')?.reason ?? ''}`.trimEnd());
+    const state = sim.get(cp) ? `Ready=${ready?.status ?? 'unknown'} ${ready?.reason ?? ''}${id ? `, admin application credential ${id}` : ''}${aggregates.join('')}` : 'ControlPlane gone, children gone';
     const outcome = result.problems.length === 0 ? `OK after ${result.rounds} round(s): ${state}` : `FAILED: ${result.problems.join('; ')} (${state})`;
     console.log(`-> ${outcome}`);
     summary.push(`${phase.name}: ${outcome}`);

@@ -6,6 +6,7 @@ import { childNames, remoteKeys } from '../controlplane/names.js';
 import { b64 } from './operators.js';
 import type { Obj, ObjectRef } from './cluster.js';
 import type { RoundRecord, Simulation } from './simulation.js';
+import { AGGREGATE_PHASES } from './aggregate-phases.js';
 
 export interface PhaseContext {
   sim: Simulation;
@@ -16,6 +17,8 @@ export interface PhaseContext {
   startId: string | undefined;
   startMints: number;
   records: RoundRecord[];
+  /** What a phase recorded when it acted, to compare with at the end. */
+  before?: string;
 }
 
 export interface Phase {
@@ -132,6 +135,7 @@ export const PHASES: Record<string, Phase> = {
       return revoked === 0 ? problems : [...problems, `${revoked} application credential(s) left in Keystone`];
     },
   },
+  ...AGGREGATE_PHASES,
 };
 
 /** Scenario names a user passes to --scenario, as phase sequences. */
@@ -140,9 +144,10 @@ export const SCENARIOS: Record<string, string[]> = {
   remint: ['remint'],
   outage: ['outage', 'recover'],
   duplicate: ['duplicate', 'remove-duplicate'],
+  aggregate: ['aggregate', 'remove-source-key', 'restore-source-key', 'conflict', 'resolve-conflict', 'rotate-password', 'aggregate-current', 'delete-aggregate'],
   delete: ['delete'],
 };
-export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'delete'];
+export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'aggregate', 'delete'];
 
 function outageTarget(ctx: PhaseContext): string {
   const cp = ctx.sim.get(ctx.cp)!;

@@ -1,4 +1,4 @@
-// A cluster in a box: the simulated API server, the operators, Metacontroller running our two
+// A cluster in a box: the simulated API server, the operators, Metacontroller running our three
 // controllers, and the hooks service in process. Time is simulated: each round advances the
 // clock by `tickSeconds`; a round that changes nothing jumps to the next moment something is
 // due (a hook's resyncAfterSeconds, an ESO refresh).
@@ -6,6 +6,7 @@ import type { HooksServer } from '../server.js';
 import { compileValidator } from '../api/validate.js';
 import { ControlPlaneSpec } from '../api/controlplane.js';
 import { CredentialRotationSpec } from '../api/credentialrotation.js';
+import { SecretAggregateSpec } from '../api/secretaggregate.js';
 import { GVK } from '../k8s/kinds.js';
 import { CLUSTER_SECRET_STORE, remoteKeys } from '../controlplane/names.js';
 import { Cluster, refOf, type Obj, type ObjectRef } from './cluster.js';
@@ -21,6 +22,7 @@ export class AdmissionError extends Error {
 
 const admitControlPlane = compileValidator<Obj>(ControlPlaneSpec, 'spec');
 const admitCredentialRotation = compileValidator<Obj>(CredentialRotationSpec, 'spec');
+const admitSecretAggregate = compileValidator<Obj>(SecretAggregateSpec, 'spec');
 
 export interface SimulationOptions {
   app: HooksServer;
@@ -38,7 +40,7 @@ export interface RoundRecord {
   changes: Cluster['changes'];
   notes: World['notes'];
   errors: string[];
-  /** Conditions of ControlPlanes and CredentialRotations that changed in the round. */
+  /** Conditions of ControlPlanes, CredentialRotations and SecretAggregates that changed in the round. */
   conditions: ConditionChange[];
 }
 
@@ -56,6 +58,7 @@ export class Simulation {
   readonly world: World;
   readonly controlPlanes: CompositeController;
   readonly rotations: DecoratorController;
+  readonly aggregates: CompositeController;
   readonly tickSeconds: number;
   /** The admin password the user last set (OpenBao in managed mode, the Secret in brownfield). */
   adminPassword: string;
@@ -81,6 +84,7 @@ export class Simulation {
     };
     this.controlPlanes = new CompositeController(this.cluster, loadController('controlplane-compositecontroller.yaml'), call);
     this.rotations = new DecoratorController(this.cluster, loadController('credentialrotation-decoratorcontroller.yaml'), call);
+    this.aggregates = new CompositeController(this.cluster, loadController('secretaggregate-compositecontroller.yaml'), call);
     const store = { apiVersion: GVK.ClusterSecretStore.apiVersion, kind: 'ClusterSecretStore', metadata: { name: CLUSTER_SECRET_STORE }, spec: { provider: { vault: {} } } };
     this.cluster.create(store, 'platform');
     this.cluster.updateStatus(refOf(store), { conditions: [{ type: 'Ready', status: 'True', reason: 'Valid', message: 'store validated', lastTransitionTime: this.now.toISOString() }] }, 'external-secrets');
@@ -111,9 +115,12 @@ export class Simulation {
     return this.adminPassword;
   }
 
-  private userSecret(namespace: string, name: string, values: Record<string, string>): void {
+  /** A Secret a user writes (created, or replaced whole). */
+  userSecret(namespace: string, name: string, values: Record<string, string>): void {
     const data = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, b64(v)]));
-    this.cluster.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'Opaque', data }, 'user');
+    const existing = this.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+    if (existing) this.cluster.update({ ...existing, data }, 'user');
+    else this.cluster.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'Opaque', data }, 'user');
   }
 
   createCredentialRotation(input: Obj): ObjectRef {
@@ -122,6 +129,17 @@ export class Simulation {
     const cr = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', metadata: { name: input.metadata.name, namespace: input.metadata.namespace ?? 'default' }, spec: value };
     this.cluster.create(cr, 'user');
     return refOf(cr);
+  }
+
+  /** Admit a SecretAggregate, or replace the spec of an existing one, as the API server would. */
+  applySecretAggregate(input: Obj): ObjectRef {
+    const { value, errors } = admitSecretAggregate(input.spec ?? {});
+    if (errors.length > 0) throw new AdmissionError(`the API server would refuse SecretAggregate ${input.metadata?.name}: ${errors.join('; ')}`);
+    const sa = { apiVersion: GVK.SecretAggregate.apiVersion, kind: 'SecretAggregate', metadata: { name: input.metadata.name, namespace: input.metadata.namespace ?? 'default' }, spec: value };
+    const existing = this.cluster.get(refOf(sa));
+    if (existing) this.cluster.update({ ...existing, spec: value }, 'user');
+    else this.cluster.create(sa, 'user');
+    return refOf(sa);
   }
 
   /** One round: operators act, garbage is collected, every parent is synced once. */
@@ -136,6 +154,7 @@ export class Simulation {
     for (const [controller, kinds] of [
       [this.controlPlanes, [this.controlPlanes.parentKind]],
       [this.rotations, this.rotations.targetKinds],
+      [this.aggregates, [this.aggregates.parentKind]],
     ] as const) {
       const seen = calls(controller);
       for (const kind of kinds) {
@@ -161,7 +180,7 @@ export class Simulation {
   /** Advance the clock: a tick after a busy round, else to the next thing due (at least a tick). */
   advance(busy: boolean): void {
     const tick = this.now.getTime() + this.tickSeconds * 1000;
-    const due = busy ? [] : [...this.controlPlanes.resyncAt.values(), nextRefresh(this.world) ?? Infinity].filter((t) => t > tick && t < Infinity);
+    const due = busy ? [] : [...this.controlPlanes.resyncAt.values(), ...this.aggregates.resyncAt.values(), nextRefresh(this.world) ?? Infinity].filter((t) => t > tick && t < Infinity);
     this.now = new Date(due.length > 0 ? Math.min(...due) : tick);
   }
 
@@ -181,7 +200,7 @@ export class Simulation {
 
   private conditions(): Map<string, ConditionChange> {
     const out = new Map<string, ConditionChange>();
-    for (const o of this.cluster.list((x) => x.kind === 'ControlPlane' || x.kind === 'CredentialRotation')) {
+    for (const o of this.cluster.list((x) => x.kind === 'ControlPlane' || x.kind === 'CredentialRotation' || x.kind === 'SecretAggregate')) {
       for (const c of (o.status?.conditions ?? []) as Obj[]) {
         const object = `${o.kind} ${o.metadata.name}`;
         out.set(`${object}|${c.type}`, { object, type: c.type, status: c.status, reason: c.reason, message: c.message });

@@ -18,9 +18,19 @@ export function secretObjects(v: unknown, out: Obj[] = []): Obj[] {
   return out;
 }
 
+/**
+ * Keys whose values are identifiers, not secret material: an account name is also an object name
+ * (the simulated database user is `keystone`), so finding it in a log line is no leak.
+ */
+const IDENTIFIER_KEYS = new Set(['username']);
+
 /** Every Secret data value (decoded) in a request or response. */
 export function secretValues(v: unknown, out = new Set<string>()): Set<string> {
-  for (const o of secretObjects(v)) for (const d of Object.values((o.data ?? {}) as Record<string, string>)) out.add(Buffer.from(d, 'base64').toString('utf8'));
+  for (const o of secretObjects(v)) {
+    for (const [k, d] of Object.entries((o.data ?? {}) as Record<string, string>)) {
+      if (!IDENTIFIER_KEYS.has(k)) out.add(Buffer.from(d, 'base64').toString('utf8'));
+    }
+  }
   return out;
 }
 
