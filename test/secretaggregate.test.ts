@@ -34,7 +34,7 @@ const aggregateOf = (spec: Obj = SEED_SPEC, generation = 1, status?: Obj): Obj =
   spec,
   ...(status ? { status } : {}),
 });
-const sources = (over: Partial<typeof VALUES> = {}): Obj[] => {
+const sources = (over: { [K in keyof typeof VALUES]?: Record<string, string> } = {}): Obj[] => {
   const v = { ...VALUES, ...over };
   return [secret(NS, 'nova-db-credentials', v.db), secret(NS, 'nova-rabbitmq-credentials', v.rabbit), secret(NS, 'nova-app-credential', v.ac)];
 };
@@ -69,8 +69,8 @@ t.test('customize relates the sources and the target by name, in the namespace, 
   t.same(await customize(SEED_SPEC), [
     { apiVersion: 'v1', resource: 'secrets', namespace: NS, names: ['nova-db-credentials', 'nova-rabbitmq-credentials', 'nova-app-credential', 'nova-aggregated-credentials'] },
   ]);
-  t.same((await customize({ sources: [{ secretRef: { name: 'a' } }, { secretRef: { name: 'a' } }], targetSecretName: 'out' }))[0].names, ['a', 'out'], 'unique names; the deprecated targetSecretName is related');
-  t.same((await customize({ sources: [{ secretRef: { name: 'Not_A_Name' } }, { secretRef: {} }, 'x'], target: { name: 'out' } }))[0].names, ['out'], 'names that cannot be Secrets are left out');
+  t.same((await customize({ sources: [{ secretRef: { name: 'a' } }, { secretRef: { name: 'a' } }], targetSecretName: 'out' }))[0]!.names, ['a', 'out'], 'unique names; the deprecated targetSecretName is related');
+  t.same((await customize({ sources: [{ secretRef: { name: 'Not_A_Name' } }, { secretRef: {} }, 'x'], target: { name: 'out' } }))[0]!.names, ['out'], 'names that cannot be Secrets are left out');
   t.same(await customize({}), [], 'nothing to name: no rule at all (a rule without names would relate every Secret)');
   t.same(await customize('garbage'), []);
 });
@@ -230,6 +230,11 @@ t.test('a renamed target: the old one goes only with the response that publishes
   const published = await sync(app, aggregateOf(renamed, 2), [old], sources());
   t.same(published.children.map((c) => c.metadata.name), ['nova-credentials'], 'published: the old target is released');
   t.same(decoded(published.children[0]!), decoded(first.children[0]!));
+
+  const readsOld = { sources: [{ secretRef: { name: 'nova-aggregated-credentials' } }], target: { name: 'nova-credentials' } };
+  const chained = await sync(app, aggregateOf(readsOld, 3), [old], [...sources(), old]);
+  t.equal(ready(chained).reason, 'Aggregated');
+  t.same(chained.children.map((c) => c.metadata.name).sort(), ['nova-aggregated-credentials', 'nova-credentials'], 'an old target the spec now reads as a source is kept, not deleted');
 });
 
 t.test('unusable specs: InvalidSpec naming the field, every observed Secret kept', async (t) => {

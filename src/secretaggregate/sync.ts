@@ -4,7 +4,7 @@
 // would not fit in a Secret, the observed target is returned exactly as it is (its last content)
 // and Ready says why. A Secret of the target's name that is not ours is never touched. An owned
 // Secret of another name (the target before a rename) is released only by the response that
-// publishes the new target. No message carries a value: they name Secrets and keys.
+// publishes the new target, and never while the spec names it as a source. No message carries a value: they name Secrets and keys.
 import type { CompositeHookResponse, ObjectMap, SecretAggregateParent } from '../api/hooks.js';
 import { decideCondition, type ConditionDecision } from '../k8s/conditions.js';
 import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
@@ -86,9 +86,13 @@ export function syncSecretAggregate(request: AggregateRequest, context: { now: D
     ? decide(sa, reading.spec, owned, related)
     : { ready: { status: 'False', reason: REASON.InvalidSpec, message: listed(reading.errors) } };
 
-  // Published: every other owned Secret (a previous target) is released. Otherwise all are kept.
+  // Published: every other owned Secret (a previous target) is released, unless the spec now
+  // reads it as a source. Otherwise all are kept.
   const desired = verdict.target ? [verdict.target] : [];
-  const released = new Set(verdict.target ? owned.all().map(identity).filter((id) => id !== identity(verdict.target!)) : []);
+  const sources = new Set(reading.spec?.sources.map((s) => s.name));
+  const released = new Set(
+    verdict.target ? owned.all().filter((o) => !sources.has(o.metadata.name)).map(identity).filter((id) => id !== identity(verdict.target!)) : [],
+  );
   const children = keepObserved(desired, owned, released);
   assertKeepsObserved(children, owned, released);
 
