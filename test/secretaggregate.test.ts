@@ -174,6 +174,8 @@ t.test('a key two sources provide is a conflict: named, nothing published, resol
   t.same(decoded(fixed.children[0]!), decoded(first.children[0]!), 'the selection keeps the first source\'s credentials');
 
   const twice = { sources: [{ secretRef: { name: 'nova-db-credentials' } }, { secretRef: { name: 'nova-db-credentials' }, keys: ['password'] }], target: { name: 'out' } };
+  const repeated = { sources: [{ secretRef: { name: 'nova-db-credentials' }, keys: ['password', 'password'] }], target: { name: 'out' } };
+  t.equal(ready(await sync(app, aggregateOf(repeated), [], clash)).reason, 'Aggregated', 'a key listed twice in one source (admission bypassed) is one key');
   t.match(ready(await sync(app, aggregateOf(twice), [], clash)).message, /^key password from sources\[0\] \(Secret nova-db-credentials\) and sources\[1\] \(Secret nova-db-credentials\)/, 'the same Secret listed twice with overlapping keys is a conflict too');
 });
 

@@ -29,7 +29,8 @@ export function readSpec(input: unknown): SpecReading {
   const sources: Source[] = (value.sources ?? []).map((s, i) => {
     const name = s.secretRef.name ?? '';
     if (!isObjectName(name)) problems.push(`spec.sources[${i}].secretRef.name: must name a Secret, got ${JSON.stringify(name)}`);
-    return { name, keys: s.keys && s.keys.length > 0 ? s.keys : undefined };
+    // A list-type set is unique at admission; a spec that bypassed it must not conflict with itself.
+    return { name, keys: s.keys && s.keys.length > 0 ? [...new Set(s.keys)] : undefined };
   });
   if (sources.length === 0) problems.push('spec.sources: must list at least one Secret');
 
