@@ -1,10 +1,10 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:https';
-import { exampleControlPlane } from './support/shared.js';
+import { exampleControlPlane, readYamlDocs, REPO_ROOT } from './support/shared.js';
 import { post, testServer } from './support/server.js';
 import { HOOK_ROUTES } from '../src/routes.js';
 
@@ -22,12 +22,22 @@ t.test('health, readiness and draining', async (t) => {
 });
 
 t.test('exactly the hook routes the Metacontroller objects name exist; others are 404', async (t) => {
-  t.same(HOOK_ROUTES.map((r) => r.path).sort(), ['/controlplane/customize', '/controlplane/finalize', '/controlplane/sync', '/credentialrotation/customize', '/credentialrotation/sync']);
+  const named = readdirSync(join(REPO_ROOT, 'metacontroller'))
+    .flatMap((f) => readYamlDocs(join(REPO_ROOT, 'metacontroller', f)))
+    .flatMap((c) => Object.values(c.spec.hooks as Record<string, { webhook: { path: string } }>).map((h) => h.webhook.path));
+  t.same(HOOK_ROUTES.map((r) => r.path).sort(), [...named].sort());
+  t.same(named.sort(), [
+    '/controlplane/customize', '/controlplane/finalize', '/controlplane/sync',
+    '/credentialrotation/customize', '/credentialrotation/sync',
+    '/secretaggregate/customize', '/secretaggregate/sync',
+  ]);
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const res = await post(app, '/credentialrotation/finalize', {});
-  t.equal(res.status, 404);
-  t.same(Object.keys(res.json).sort(), ['error', 'message']);
+  for (const path of ['/credentialrotation/finalize', '/secretaggregate/finalize']) {
+    const res = await post(app, path, {});
+    t.equal(res.status, 404, `${path}: no such hook`);
+    t.same(Object.keys(res.json).sort(), ['error', 'message']);
+  }
 });
 
 t.test('malformed requests get 400 with a JSON {error, message} naming the problem', async (t) => {
