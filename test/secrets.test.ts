@@ -36,6 +36,14 @@ t.test('secrets stay out of logs, metrics, error bodies and captures', async (t)
     t.equal(res.status, 400);
     errorBodies.push(res.body);
   }
+  // And the SecretAggregate's last sync, carrying its sources and target, failing the same ways.
+  const aggregate = sim.aggregates.calls.filter((c) => c.path === '/secretaggregate/sync').at(-1)!.request;
+  const aggregateText = JSON.stringify(aggregate);
+  for (const body of [aggregateText.slice(0, aggregateText.length - 10), { ...aggregate, parent: { ...aggregate.parent, kind: 'Nope' } }, { ...aggregate, related: [] }]) {
+    const res = await post(app, '/secretaggregate/sync', body);
+    t.equal(res.status, 400);
+    errorBodies.push(res.body);
+  }
   await runPhase(sim, cp, PHASES.delete!);
   const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
   await app.close();
