@@ -233,6 +233,10 @@ t.test('a renamed target: the old one goes only with the response that publishes
   t.same(published.children.map((c) => c.metadata.name), ['nova-credentials'], 'published: the old target is released');
   t.same(decoded(published.children[0]!), decoded(first.children[0]!));
 
+  const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-ours-to-drop', namespace: NS }, data: { a: 'b' } };
+  const res = await post(app, '/secretaggregate/sync', { controller: {}, parent: aggregateOf(renamed, 2), children: objectMap([old, configMap], [GVK.Secret]), related: objectMap(sources(), [GVK.Secret]) });
+  t.same(res.json.children.map((c: Obj) => `${c.kind}/${c.metadata.name}`).sort(), ['ConfigMap/not-ours-to-drop', 'Secret/nova-credentials'], 'a child of another kind in the request is never released');
+
   const readsOld = { sources: [{ secretRef: { name: 'nova-aggregated-credentials' } }], target: { name: 'nova-credentials' } };
   const chained = await sync(app, aggregateOf(readsOld, 3), [old], [...sources(), old]);
   t.equal(ready(chained).reason, 'Aggregated');

@@ -87,12 +87,12 @@ export function syncSecretAggregate(request: AggregateRequest, context: { now: D
     : { ready: { status: 'False', reason: REASON.InvalidSpec, message: listed(reading.errors) } };
 
   // Published: every other owned Secret (a previous target) is released, unless the spec now
-  // reads it as a source. Otherwise all are kept.
+  // reads it as a source. Otherwise all are kept. Only Secrets: anything else a request claims
+  // as a child is returned as it is.
   const desired = verdict.target ? [verdict.target] : [];
   const sources = new Set(reading.spec?.sources.map((s) => s.name));
-  const released = new Set(
-    verdict.target ? owned.all().filter((o) => !sources.has(o.metadata.name)).map(identity).filter((id) => id !== identity(verdict.target!)) : [],
-  );
+  const previousTargets = verdict.target ? owned.ofKind(GVK.Secret).filter((o) => o.metadata.name !== verdict.target!.metadata.name && !sources.has(o.metadata.name)) : [];
+  const released = new Set(previousTargets.map(identity));
   const children = keepObserved(desired, owned, released);
   assertKeepsObserved(children, owned, released);
 
