@@ -3,22 +3,11 @@
 // response, observedGeneration, updatePhase, services and the admin credential. No per-call
 // timestamps: a condition's lastTransitionTime moves only when its status does.
 import type { ControlPlaneSpec } from '../api/controlplane.js';
-import { asCondition, decideCondition, type Condition, type ConditionDecision } from '../k8s/conditions.js';
-import { at } from '../k8s/read.js';
+import { decideCondition, type Condition, type ConditionDecision } from '../k8s/conditions.js';
 import type { CredentialStatus } from './korc/credential-status.js';
 import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS } from './conditions.js';
 import type { ControlPlaneRef } from './stage.js';
 
-export function previousConditions(status: unknown): Map<string, Condition> {
-  const out = new Map<string, Condition>();
-  const list = at(status, 'conditions');
-  if (!Array.isArray(list)) return out;
-  for (const raw of list) {
-    const c = asCondition(raw);
-    if (c && !out.has(c.type)) out.set(c.type, c);
-  }
-  return out;
-}
 
 /** Ready aggregate: True/AllReady only when all seven sub-conditions are True. */
 export function readyDecision(conditions: ReadonlyMap<string, Condition>): ConditionDecision {

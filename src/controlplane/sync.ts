@@ -8,7 +8,8 @@ import { REASON, REQUEUE } from './conditions.js';
 import { incumbentOver } from './duplicate-guard.js';
 import { runPipeline, type StageTrace } from './pipeline.js';
 import { readSpec } from './spec.js';
-import { buildStatus, previousConditions } from './status.js';
+import { buildStatus } from './status.js';
+import { previousConditions } from '../k8s/conditions.js';
 import { controlPlaneRef } from './stage.js';
 import { credentialStatus } from './korc/credential-status.js';
 

@@ -5,14 +5,13 @@
 // namespace, re-mints for the request `name/generation` and lists it on the new AC. This hook
 // reads the ControlPlane's conditions and the labelled AC to report; it reads no Secret.
 import type { CredentialRotationParent, DecoratorHookResponse, ObjectMap } from '../api/hooks.js';
-import { decideCondition, findCondition, type Condition, type ConditionDecision } from '../k8s/conditions.js';
+import { decideCondition, findCondition, previousConditions, type Condition, type ConditionDecision } from '../k8s/conditions.js';
 import { GVK } from '../k8s/kinds.js';
 import { isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import { isAvailable } from '../k8s/orc.js';
 import { at } from '../k8s/read.js';
 import { CONDITION, REASON as CP_REASON } from '../controlplane/conditions.js';
 import { childNames } from '../controlplane/names.js';
-import { previousConditions } from '../controlplane/status.js';
 import { ADMIN_AC_TARGET, honouredBy, requestKey } from '../controlplane/korc/rotation-requests.js';
 import type { HookEvent } from '../events.js';
 

@@ -1,6 +1,6 @@
 // metav1.Condition helpers: reading a child's condition, and deciding a parent condition so
 // that lastTransitionTime only moves when the status does (reference/metacontroller.md §8).
-import { isObject } from './read.js';
+import { at, isObject } from './read.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
@@ -44,6 +44,18 @@ export function asCondition(value: unknown): Condition | undefined {
   if (status !== 'True' && status !== 'False' && status !== 'Unknown') return undefined;
   const out: Condition = { type, status, reason, message: typeof message === 'string' ? message : '', lastTransitionTime };
   if (typeof value.observedGeneration === 'number') out.observedGeneration = value.observedGeneration;
+  return out;
+}
+
+/** A parent's previous conditions, by type (from its status; malformed entries dropped). */
+export function previousConditions(status: unknown): Map<string, Condition> {
+  const out = new Map<string, Condition>();
+  const list = at(status, 'conditions');
+  if (!Array.isArray(list)) return out;
+  for (const raw of list) {
+    const c = asCondition(raw);
+    if (c && !out.has(c.type)) out.set(c.type, c);
+  }
   return out;
 }
 

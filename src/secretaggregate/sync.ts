@@ -6,12 +6,11 @@
 // Secret of another name (the target before a rename) is released only by the response that
 // publishes the new target, and never while the spec names it as a source. No message carries a value: they name Secrets and keys.
 import type { CompositeHookResponse, ObjectMap, SecretAggregateParent } from '../api/hooks.js';
-import { decideCondition, type ConditionDecision } from '../k8s/conditions.js';
+import { decideCondition, previousConditions, type ConditionDecision } from '../k8s/conditions.js';
 import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
 import { GVK } from '../k8s/kinds.js';
 import { identity, isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import { at } from '../k8s/read.js';
-import { previousConditions } from '../controlplane/status.js';
 import { aggregate, MAX_SECRET_BYTES } from './aggregate.js';
 import { listed, READY, REASON } from './conditions.js';
 import { readSpec, type AggregateSpec } from './spec.js';

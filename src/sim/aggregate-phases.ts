@@ -7,9 +7,8 @@ import { childNames } from '../controlplane/names.js';
 import { isManagedDatabase } from '../controlplane/spec.js';
 import { b64 } from './operators.js';
 import type { Obj, ObjectRef } from './cluster.js';
+import { findCondition } from '../k8s/conditions.js';
 import type { Phase, PhaseContext } from './scenarios.js';
-
-const conditionOf = (o: Obj | undefined, type: string): Obj | undefined => (o?.status?.conditions ?? []).find((c: Obj) => c.type === type);
 
 /** The names the aggregate of a ControlPlane uses. */
 export function aggregateNames(cp: ObjectRef) {
@@ -20,7 +19,7 @@ const secretRef = (ctx: PhaseContext, name: string): ObjectRef => ({ apiVersion:
 const aggregateRef = (ctx: PhaseContext): ObjectRef => ({ apiVersion: 'c5c3.io/v1alpha1', kind: 'SecretAggregate', namespace: ctx.cp.namespace, name: aggregateNames(ctx.cp).aggregate });
 const target = (ctx: PhaseContext) => ctx.sim.get(secretRef(ctx, aggregateNames(ctx.cp).target));
 const readyReason = (ctx: PhaseContext) => {
-  const ready = conditionOf(ctx.sim.get(aggregateRef(ctx)), 'Ready');
+  const ready = findCondition(ctx.sim.get(aggregateRef(ctx)), 'Ready');
   return ready?.status === 'True' ? 'True' : ready?.reason;
 };
 
