@@ -14,7 +14,7 @@ type Answer = { status: Obj; attachments: Obj[]; resyncAfterSeconds?: number; la
 const rotation = (spec: Obj = { target: 'adminApplicationCredential', reMint: true }, generation = 1, status?: Obj, name = 'rotate-admin'): Obj => ({
   apiVersion: 'c5c3.io/v1alpha1',
   kind: 'CredentialRotation',
-  metadata: { name, namespace: 'openstack', uid: `uid-${name}-${generation}`, generation, labels: { team: 'x' }, annotations: { note: 'y' } },
+  metadata: { name, namespace: 'openstack', uid: `uid-${name}`, generation, labels: { team: 'x' }, annotations: { note: 'y' } },
   spec,
   ...(status ? { status } : {}),
 });
@@ -24,7 +24,7 @@ const controlPlane = (name = 'controlplane-keystone', korcReason = 'ApplicationC
 });
 const adminAc = (requests?: string, available = true): Obj => ({
   apiVersion: 'openstack.k-orc.cloud/v1alpha1', kind: 'ApplicationCredential',
-  metadata: { name: 'controlplane-keystone-admin-app-credential', namespace: 'openstack', generation: 1, labels: { 'c5c3.io/credential': 'admin-application-credential' }, annotations: requests ? { 'c5c3.io/rotation-requests': requests } : {} },
+  metadata: { name: 'controlplane-keystone-admin-app-credential', namespace: 'openstack', generation: 1, creationTimestamp: '2026-11-21T11:00:00Z', labels: { 'c5c3.io/credential': 'admin-application-credential' }, annotations: requests ? { 'c5c3.io/rotation-requests': requests } : {} },
   spec: {}, status: orcStatus(1, { available, id: 'id-1' }),
 });
 
@@ -47,7 +47,8 @@ t.test('every row of the seed table', async (t) => {
     ['rotation, AC absent', rotation({ target: 'adminApplicationCredential' }), [controlPlane()], 'WaitingForApplicationCredential', 'False', 10],
     ['admin password not readable', rotation(), [controlPlane(undefined, 'WaitingForAdminPassword')], 'WaitingForAdminPassword', 'False', 10],
     ['nothing requested', rotation({ target: 'adminApplicationCredential' }), [controlPlane(), adminAc()], 'NoRotationNeeded', 'True', undefined],
-    ['reMint', rotation(), [controlPlane(), adminAc()], 'RotationTriggered', 'True', 10],
+    ['reMint, AC absent: not latched', rotation(), [controlPlane()], 'WaitingForApplicationCredential', 'False', 10],
+    ['reMint', rotation(), [controlPlane(), adminAc()], 'RotationTriggered', 'True', undefined],
   ];
   for (const [name, cr, related, reason, status, resync] of rows) {
     const answer = await rotate(app, cr, related);
@@ -66,23 +67,25 @@ t.test('every row of the seed table', async (t) => {
 t.test('the latch: one rotation per generation; completion reported', async (t) => {
   const { app, logs } = await testServer();
   t.teardown(() => app.close());
-  const first = await rotate(app, rotation(undefined, 3), [controlPlane(), adminAc('rotate-admin/1')]);
+  const first = await rotate(app, rotation(undefined, 3), [controlPlane(), adminAc('uid-rotate-admin/1')]);
   t.match(ready(first), { reason: 'RotationTriggered' });
   t.equal(first.status.lastTriggeredGeneration, 3);
-  t.match(conditionOf(first.status, 'RotationComplete'), { status: 'False', reason: 'RotationInProgress', message: /rotate-admin\/3/ });
+  t.equal(first.status.lastTriggeredTime, '2026-11-21T12:00:00Z', 'the latch records when it happened');
+  t.match(conditionOf(first.status, 'RotationComplete'), { status: 'False', reason: 'RotationInProgress', message: /uid-rotate-admin\/3/ });
   t.ok(logs.some((l) => l.includes('"reason":"RotationNudged"')), 'the seed event becomes a log line');
   const latched = rotation(undefined, 3, first.status);
-  const again = await rotate(app, latched, [controlPlane(), adminAc('rotate-admin/1')]);
+  const again = await rotate(app, latched, [controlPlane(), adminAc('uid-rotate-admin/1')]);
   t.match(ready(again), { status: 'True', reason: 'NoRotationNeeded', message: /already requested/ }, 'the same generation again: no new request');
   t.equal(again.status.lastTriggeredGeneration, 3);
-  t.equal(again.resyncAfterSeconds, 10, 'polls until complete');
+  t.equal(again.status.lastTriggeredTime, '2026-11-21T12:00:00Z', 'the latch time is kept');
+  t.equal(again.resyncAfterSeconds, undefined, 'no poll while pending: the AC and the ControlPlane are related objects');
   const during = await rotate(app, latched, [controlPlane(undefined, 'ReMinting')]);
   t.match(ready(during), { reason: 'WaitingForApplicationCredential' }, 'while the old AC is gone');
-  const done = await rotate(app, latched, [controlPlane(), adminAc('other/1,rotate-admin/3')]);
+  const done = await rotate(app, latched, [controlPlane(), adminAc('uid-other/1,uid-rotate-admin/3')]);
   t.match(conditionOf(done.status, 'RotationComplete'), { status: 'True', reason: 'RotationCompleted' });
   t.equal(done.resyncAfterSeconds, undefined);
-  t.match(conditionOf((await rotate(app, latched, [controlPlane(), adminAc('rotate-admin/3', false)])).status, 'RotationComplete'), { status: 'False' }, 'listed but not Available yet');
-  const edited = await rotate(app, rotation(undefined, 4, done.status), [controlPlane(), adminAc('rotate-admin/3')]);
+  t.match(conditionOf((await rotate(app, latched, [controlPlane(), adminAc('uid-rotate-admin/3', false)])).status, 'RotationComplete'), { status: 'False' }, 'listed but not Available yet');
+  const edited = await rotate(app, rotation(undefined, 4, done.status), [controlPlane(), adminAc('uid-rotate-admin/3')]);
   t.match(ready(edited), { reason: 'RotationTriggered' }, 'a new generation is a new request');
   t.equal(edited.status.lastTriggeredGeneration, 4);
   const blocked = await rotate(app, rotation(undefined, 5, edited.status), [controlPlane(undefined, 'WaitingForAdminPassword'), adminAc()]);
@@ -114,7 +117,7 @@ t.test('end to end: latch → one re-mint → recreated AC kept → completion; 
   const latchedB = rotation(undefined, 1, (await rotate(app, b, seen(midWorld))).status, 'rotate-b');
   t.equal(latchedB.status.lastTriggeredGeneration, 1, 'latched at once during a re-mint');
   const after = await converge(app, { ...world.parent, status: start.status }, base([latchedA, latchedB]), healthy, ADMIN_PASSWORD, midWorld.children.filter((c) => c.kind !== 'ApplicationCredential'));
-  t.equal(acOf(after.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'rotate-a/1,rotate-b/1', 'one mint honours both');
+  t.equal(acOf(after.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'uid-rotate-a/1,uid-rotate-b/1', 'one mint honours both');
   t.not(after.response.status.adminApplicationCredential.id, firstId, 'a new credential');
   t.match(conditionOf(after.response.status, 'Ready'), { status: 'True' });
 
@@ -127,12 +130,48 @@ t.test('end to end: latch → one re-mint → recreated AC kept → completion; 
     t.match(conditionOf(answer.status, 'RotationComplete'), { status: 'True', reason: 'RotationCompleted' }, `${cr.metadata.name}: completion reported`);
   }
 
-  // Deleted and re-created from the same manifest: a new uid at generation 1, no status.
+  // Deleted and re-created under the same name: a new uid at generation 1, a new request.
   const recreated = { ...rotation(undefined, 1, undefined, 'rotate-a'), metadata: { ...rotation(undefined, 1, undefined, 'rotate-a').metadata, uid: 'uid-new' } };
   const answer = await rotate(app, recreated, seen(after));
-  t.match(ready(answer), { reason: 'NoRotationNeeded', message: /already minted for this request/ });
+  t.match(ready(answer), { reason: 'RotationTriggered' }, 're-created: a new request');
   const relatched = { ...recreated, status: answer.status };
-  const noReplay = await sync(app, after.parent, after.children, [...base([relatched, latchedB]), ...after.related.filter((r) => r.kind === 'Secret')]);
-  t.ok(acOf(noReplay.children), 'the re-created CredentialRotation does not rotate again');
-  t.match(conditionOf(noReplay.status, 'KORCReady'), { status: 'True' });
+  const remint = await sync(app, after.parent, after.children, [...base([relatched, latchedB]), ...after.related.filter((r) => r.kind === 'Secret')]);
+  t.notOk(acOf(remint.children), 'it re-mints once');
+  const final = await converge(app, { ...after.parent, status: remint.status }, base([relatched, latchedB]), healthy, ADMIN_PASSWORD, applyResponse(remint.children, after.parent, healthy, after.children));
+  t.equal(acOf(final.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'uid-new/1,uid-rotate-b/1');
+  const noReplay = await sync(app, final.parent, final.children, final.related);
+  t.ok(acOf(noReplay.children), 'and never again');
+  t.match(conditionOf(noReplay.status, 'Ready'), { status: 'True' });
+});
+
+t.test('requests the AC cannot list: minted by an earlier version (name keys) or by the reference operator (no list)', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, managedCP());
+  const ac = acOf(world.children)!;
+  const created = ac.metadata.creationTimestamp as string;
+  const before = new Date(Date.parse(created) - 60_000).toISOString();
+  const later = new Date(Date.parse(created) + 60_000).toISOString();
+  const withList = (list: string | undefined) =>
+    world.children.map((c) => {
+      if (c !== ac) return c;
+      const annotations = { ...c.metadata.annotations };
+      if (list === undefined) delete annotations['c5c3.io/rotation-requests'];
+      else annotations['c5c3.io/rotation-requests'] = list;
+      return { ...c, metadata: { ...c.metadata, annotations } };
+    });
+  const latchedAt = (at: string, uid = 'uid-rotate-admin') => {
+    const cr = rotation(undefined, 1, { lastTriggeredGeneration: 1, lastTriggeredTime: at, conditions: [] });
+    return { ...cr, metadata: { ...cr.metadata, uid } };
+  };
+  const secrets = world.related.filter((r) => r.kind === 'Secret');
+  const keeps = async (children: Obj[], cr: Obj) => acOf((await sync(app, world.parent, children, [...base([cr]), ...secrets])).children) !== undefined;
+
+  t.ok(await keeps(withList('rotate-admin/1'), latchedAt(before)), 'an earlier version listed it by name: honoured');
+  t.notOk(await keeps(withList('rotate-admin/1'), latchedAt(later, 'uid-recreated')), 'same name, latched after the AC was minted: a new request');
+  t.ok(await keeps(withList(undefined), latchedAt(before)), 'no list (reference operator): latched before the AC was created, so it was honoured');
+  t.notOk(await keeps(withList(undefined), latchedAt(later)), 'no list: latched after the AC was created, so it is pending');
+  // The reference operator's CredentialRotation has no lastTriggeredTime: its Ready transition says when.
+  const goOperator = rotation(undefined, 1, { lastTriggeredGeneration: 1, conditions: [{ type: 'Ready', status: 'True', reason: 'RotationTriggered', message: 'x', lastTransitionTime: before }] });
+  t.ok(await keeps(withList(undefined), goOperator), 'the reference operator latched it before the AC existed: honoured');
 });

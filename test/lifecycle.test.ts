@@ -12,7 +12,7 @@ import type { Obj } from './support/shared.js';
 
 async function simulation(t: Test, cpInput: Obj): Promise<{ sim: Simulation; cp: ObjectRef }> {
   let sim: Simulation | undefined;
-  const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom('lifecycle') });
+  const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom('lifecycle'), overload: { maxEventLoopDelayMs: 0 } });
   t.teardown(() => app.close());
   sim = new Simulation({ app });
   return { sim, cp: sim.createControlPlane(cpInput) };

@@ -34,6 +34,9 @@ export const CredentialRotationStatus = Type.Object(
     lastTriggeredGeneration: Type.Optional(
       Int64({ description: 'The .metadata.generation whose reMint request was latched (one-shot per generation).' }),
     ),
+    lastTriggeredTime: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the reMint request of lastTriggeredGeneration was latched.' }),
+    ),
     observedGeneration: Type.Optional(Int64({ description: 'The .metadata.generation last reconciled.' })),
   },
   { description: 'Observed state of a CredentialRotation.' },

@@ -51,6 +51,8 @@ interface Run {
   phases: string[];
   /** The hooks whose calls are kept (default: every hook). */
   hooks?: string[];
+  /** The phases whose calls are kept (default: every phase). */
+  keepPhases?: string[];
 }
 
 const MANAGED: Obj = {
@@ -84,11 +86,14 @@ export const RUNS: Run[] = [
     phases: ['converge', ...SCENARIOS.aggregate!],
     hooks: ['secretaggregate-sync', 'secretaggregate-customize'],
   },
+  // A ControlPlane taken over from the reference operator (README "Taking over…"): the first
+  // calls Metacontroller makes after the cutover, with no bookkeeping of ours on the children.
+  { name: 'takeover', controlPlane: MANAGED, phases: ['converge', ...SCENARIOS.takeover!], hooks: ['controlplane-sync'], keepPhases: ['takeover'] },
 ];
 
 async function replay(call: CapturedCall): Promise<unknown> {
   const clock = new Date(call.clock);
-  const app = await buildServer({ logger: false, clock: () => clock, randomSeed: call.randomSeed });
+  const app = await buildServer({ logger: false, clock: () => clock, randomSeed: call.randomSeed, overload: { maxEventLoopDelayMs: 0 } });
   try {
     const res = await app.inject({ method: 'POST', url: call.hook, payload: call.request as object });
     if (res.statusCode !== 200) throw new Error(`${call.hook} replay answered ${res.statusCode}: ${res.body}`);
@@ -112,7 +117,7 @@ export async function renderHookPayloads(): Promise<Map<string, string>> {
   const sanitizer = new Sanitizer(HOOKS_KEY);
   for (const run of RUNS) {
     let sim: Simulation | undefined;
-    const app: HooksServer = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(`hooks-${run.name}`) });
+    const app: HooksServer = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(`hooks-${run.name}`), overload: { maxEventLoopDelayMs: 0 } });
     const seen = new Set<string>();
     /** The situation of the last call per hook and parent: a file is kept only when it changes. */
     const last = new Map<string, string>();
@@ -125,6 +130,7 @@ export async function renderHookPayloads(): Promise<Map<string, string>> {
         if (what === undefined) return;
         const hook = call.path.slice(1).replace('/', '-');
         if (run.hooks && !run.hooks.includes(hook)) return;
+        if (run.keepPhases && !run.keepPhases.includes(phase)) return;
         const parent = (call.request.parent ?? call.request.object)?.metadata?.name;
         const previous = last.get(`${hook}|${parent}`);
         last.set(`${hook}|${parent}`, what);

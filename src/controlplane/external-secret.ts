@@ -8,6 +8,13 @@ import type { ControlPlaneRef } from './stage.js';
 
 export const EXTERNAL_SECRET_REFRESH = '1h';
 
+/**
+ * What the ExternalSecret CRD defaults inside a `data[].remoteRef`. `data` is an atomic list
+ * that Metacontroller replaces wholesale, so items are emitted as the API server stores them;
+ * without these every sync would UPDATE the ExternalSecret (reference/metacontroller.md §8.3).
+ */
+export const REMOTE_REF_DEFAULTS = { conversionStrategy: 'Default', decodingStrategy: 'None', metadataPolicy: 'None' } as const;
+
 export interface RemoteValue {
   secretKey: string;
   key: string;
@@ -25,7 +32,7 @@ export function externalSecret(cp: ControlPlaneRef, name: string, data: RemoteVa
         refreshInterval: EXTERNAL_SECRET_REFRESH,
         secretStoreRef: { kind: 'ClusterSecretStore', name: CLUSTER_SECRET_STORE },
         target: { name, creationPolicy: 'Owner' },
-        data: data.map((d) => ({ secretKey: d.secretKey, remoteRef: { key: d.key, property: d.property } })),
+        data: data.map((d) => ({ secretKey: d.secretKey, remoteRef: { key: d.key, property: d.property, ...REMOTE_REF_DEFAULTS } })),
       },
     },
     meta,

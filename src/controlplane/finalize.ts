@@ -68,7 +68,7 @@ function revocationBlocked(cp: ControlPlaneRef, children: ObjectIndex, orc: Kube
 export function finalizeControlPlane(request: SyncRequest, context: FinalizeContext): CompositeHookResponse {
   const parent = request.parent;
   const cp = controlPlaneRef(parent);
-  const children = new ObjectIndex(request.children);
+  const children = new ObjectIndex(request.children, request.parent.metadata.namespace);
   const previous = previousConditions(parent.status);
   const { spec } = readSpec(parent.spec);
   const orc = children.all().filter(isOrcKind);

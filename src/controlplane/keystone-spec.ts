@@ -23,6 +23,23 @@ export function intervalToCron(interval: string): string | undefined {
   return seconds === 7 * 86400 ? WEEKLY_CRON : DAILY_CRON;
 }
 
+/**
+ * The CRD's CEL rules on policy overrides (non-empty rule names and values), for a spec that
+ * bypassed admission: each violation names its field.
+ */
+export function policyErrors(spec: ControlPlaneSpec): string[] {
+  const errors: string[] = [];
+  const check = (path: string, rules: Record<string, string> | undefined) => {
+    for (const [name, value] of Object.entries(rules ?? {})) {
+      if (name.length === 0) errors.push(`${path}.rules: a policy rule name must not be empty`);
+      else if (typeof value !== 'string' || value.length === 0) errors.push(`${path}.rules[${JSON.stringify(name)}]: the policy rule value must not be empty`);
+    }
+  };
+  check('spec.global', spec.global?.rules);
+  check('spec.services.keystone.policyOverrides', spec.services.keystone.policyOverrides?.rules);
+  return errors;
+}
+
 /** Global oslo.policy rules merged with Keystone's own; Keystone's win (seed MergePolicies). */
 export function mergePolicies(spec: ControlPlaneSpec): Record<string, unknown> | undefined {
   const global = spec.global;

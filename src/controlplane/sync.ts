@@ -30,8 +30,8 @@ export function syncControlPlane(request: SyncRequest, context: SyncContext): Co
   const parent = request.parent;
   const cp = controlPlaneRef(parent);
   const { spec, errors } = readSpec(parent.spec);
-  const children = new ObjectIndex(request.children);
-  const related = new ObjectIndex(request.related);
+  const children = new ObjectIndex(request.children, parent.metadata.namespace);
+  const related = new ObjectIndex(request.related, parent.metadata.namespace);
   const previous = previousConditions(parent.status);
   const credential = credentialStatus(cp, children, parent.status, context.now);
   const statusBase = { cp, spec, credential, previous, now: context.now };

@@ -1,18 +1,21 @@
 // POST /credentialrotation/sync (DecoratorController): the rotation handshake of DESIGN §5 and
 // §9.4. The admin ApplicationCredential has one writer, the ControlPlane sync hook, so this hook
-// never touches it: it latches an explicit `reMint` on its own status (`lastTriggeredGeneration`,
-// once per spec generation) and the ControlPlane, which relates every CredentialRotation of its
-// namespace, re-mints for the request `name/generation` and lists it on the new AC. This hook
-// reads the ControlPlane's conditions and the labelled AC to report; it reads no Secret.
+// never touches it: it latches an explicit `reMint` on its own status (`lastTriggeredGeneration`
+// and `lastTriggeredTime`, once per spec generation, and only once an admin AC exists) and the
+// ControlPlane, which relates every CredentialRotation of its namespace, re-mints for the request
+// `uid/generation` and lists it on the new AC. This hook reads the ControlPlane's conditions and
+// the labelled AC to report; it reads no Secret. While a request is pending it does not poll:
+// the AC and the ControlPlane are related objects, so their changes resync it.
 import type { CredentialRotationParent, DecoratorHookResponse, ObjectMap } from '../api/hooks.js';
 import { decideCondition, findCondition, previousConditions, type Condition, type ConditionDecision } from '../k8s/conditions.js';
 import { GVK } from '../k8s/kinds.js';
 import { isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import { isAvailable } from '../k8s/orc.js';
-import { at } from '../k8s/read.js';
+import { at, stringAt } from '../k8s/read.js';
 import { CONDITION, REASON as CP_REASON } from '../controlplane/conditions.js';
 import { childNames } from '../controlplane/names.js';
-import { ADMIN_AC_TARGET, honouredBy, requestKey } from '../controlplane/korc/rotation-requests.js';
+import { ADMIN_AC_TARGET, honours, latchedAt, lists, requestKey, type LatchedRequest } from '../controlplane/korc/rotation-requests.js';
+import { formatTime } from '../k8s/conditions.js';
 import type { HookEvent } from '../events.js';
 
 export const ROTATION_CONDITION = { Ready: 'Ready', Complete: 'RotationComplete' } as const;
@@ -53,6 +56,11 @@ interface Verdict {
   latch?: number;
 }
 
+/** The request of this CredentialRotation at `generation`, latched at `latchedAt`. */
+function requestOf(cr: CredentialRotationParent, generation: number, latchedAt: string | undefined): LatchedRequest {
+  return { key: requestKey(cr.metadata.uid ?? '', generation), legacyKey: `${cr.metadata.name}/${generation}`, name: cr.metadata.name, generation, latchedAt };
+}
+
 function decide(cr: CredentialRotationParent, generation: number, latched: number, cps: KubeObject[], ac: KubeObject | undefined): Verdict {
   const spec = (cr.spec ?? {}) as Record<string, unknown>;
   const wait = (reason: string, message: string, requeue: number | null = ROTATION_WAIT_SECONDS): Verdict => ({ ready: { status: 'False', reason, message }, requeue: requeue ?? undefined });
@@ -77,7 +85,10 @@ function decide(cr: CredentialRotationParent, generation: number, latched: numbe
   const cannotAct = findCondition(cp, CONDITION.KORC)?.reason === CP_REASON.WaitingForAdminPassword;
   if (spec.reMint === true && latched !== generation) {
     if (cannotAct) return wait(ROTATION_REASON.WaitingForAdminPassword, `ControlPlane ${cp.metadata.name} is waiting for the admin password; the re-mint is requested once it can act`);
-    if (live && honouredBy(live).has(requestKey(cr.metadata.name, generation))) {
+    // Seed table "rotation, AC absent": nothing to rotate yet; latched once an AC exists (one
+    // being deleted for a re-mint counts: the next mint lists the request).
+    if (!ac) return wait(ROTATION_REASON.WaitingForApplicationCredential, `ApplicationCredential ${acName} does not exist yet; the re-mint is requested once it does`);
+    if (live && lists(live, requestKey(cr.metadata.uid ?? '', generation))) {
       return done(ROTATION_REASON.NoRotationNeeded, `ApplicationCredential ${acName} was already minted for this request`, generation);
     }
     return done(ROTATION_REASON.RotationTriggered, `re-mint of ApplicationCredential ${acName} requested from ControlPlane ${cp.metadata.name} (generation ${generation})`, generation);
@@ -91,14 +102,13 @@ function decide(cr: CredentialRotationParent, generation: number, latched: numbe
  * stays True until a new request is latched: a later outage or re-mint does not undo a rotation
  * that happened.
  */
-function completion(cr: CredentialRotationParent, latched: number, ac: KubeObject | undefined, before: Condition | undefined): ConditionDecision | undefined {
-  if (latched <= 0) return undefined;
+function completion(request: LatchedRequest | undefined, ac: KubeObject | undefined, before: Condition | undefined): ConditionDecision | undefined {
+  if (!request) return undefined;
   if (before?.status === 'True') return { status: 'True', reason: before.reason, message: before.message };
-  const key = requestKey(cr.metadata.name, latched);
-  if (ac && !isTerminating(ac) && honouredBy(ac).has(key) && isAvailable(ac)) {
-    return { status: 'True', reason: ROTATION_REASON.RotationCompleted, message: `ApplicationCredential ${ac.metadata.name} was minted for request ${key} and is Available` };
+  if (ac && !isTerminating(ac) && honours(ac, request) && isAvailable(ac)) {
+    return { status: 'True', reason: ROTATION_REASON.RotationCompleted, message: `ApplicationCredential ${ac.metadata.name} was minted for request ${request.key} and is Available` };
   }
-  return { status: 'False', reason: ROTATION_REASON.RotationInProgress, message: `waiting for an Available ApplicationCredential minted for request ${key}` };
+  return { status: 'False', reason: ROTATION_REASON.RotationInProgress, message: `Waiting for an Available ApplicationCredential minted for request ${request.key}` };
 }
 
 export function syncCredentialRotation(request: RotationRequest, context: RotationContext): DecoratorHookResponse {
@@ -107,12 +117,16 @@ export function syncCredentialRotation(request: RotationRequest, context: Rotati
   const generation = cr.metadata.generation ?? 0;
   const previousStatus = cr.status as Record<string, unknown> | undefined;
   const latchedBefore = at(previousStatus, 'lastTriggeredGeneration');
-  const related = new ObjectIndex(request.related);
+  const related = new ObjectIndex(request.related, ns);
   const cps = related.ofKind(GVK.ControlPlane).filter((c) => c.metadata.namespace === ns);
   const ac = cps.length === 1 ? related.get(GVK.ApplicationCredential, ns, childNames(cps[0]!.metadata.name).adminAppCredential) : undefined;
 
   const verdict = decide(cr, generation, typeof latchedBefore === 'number' ? latchedBefore : 0, cps, ac);
   const latched = verdict.latch ?? (typeof latchedBefore === 'number' ? latchedBefore : 0);
+  const newlyLatched = verdict.latch !== undefined && verdict.latch !== latchedBefore;
+  const latchTime = newlyLatched ? formatTime(context.now) : latchedAt(cr as KubeObject);
+  const latch: LatchedRequest | undefined =
+    latched > 0 ? requestOf(cr, latched, latchTime) : undefined;
   const scheduled = SCHEDULED_FIELDS.filter((f) => (cr.spec as Record<string, unknown> | undefined)?.[f] !== undefined);
   const ready = { ...verdict.ready };
   if (scheduled.length > 0) {
@@ -126,14 +140,17 @@ export function syncCredentialRotation(request: RotationRequest, context: Rotati
   const previous = previousConditions(previousStatus);
   const conditions: Condition[] = [decideCondition(ROTATION_CONDITION.Ready, ready, previous.get(ROTATION_CONDITION.Ready), generation, context.now)];
   const sameRequest = typeof latchedBefore === 'number' && latchedBefore === latched;
-  const complete = completion(cr, latched, ac, sameRequest ? previous.get(ROTATION_CONDITION.Complete) : undefined);
+  const complete = completion(latch, ac, sameRequest ? previous.get(ROTATION_CONDITION.Complete) : undefined);
   if (complete) conditions.push(decideCondition(ROTATION_CONDITION.Complete, complete, previous.get(ROTATION_CONDITION.Complete), generation, context.now));
-  const pending = complete?.status === 'False';
 
   const status: Record<string, unknown> = { conditions, observedGeneration: generation };
   if (latched > 0) status.lastTriggeredGeneration = latched;
+  const ownTime = stringAt(previousStatus, 'lastTriggeredTime');
+  if (newlyLatched) status.lastTriggeredTime = latchTime;
+  else if (ownTime !== undefined) status.lastTriggeredTime = ownTime;
   const response: DecoratorHookResponse = { status, attachments: [] };
-  const requeue = verdict.requeue ?? (pending ? ROTATION_WAIT_SECONDS : undefined);
+  // No poll while a request is pending: the AC and the ControlPlane are related objects.
+  const requeue = verdict.requeue;
   if (requeue !== undefined) response.resyncAfterSeconds = requeue;
   return response;
 }

@@ -37,6 +37,9 @@ export const GVK = {
   SecretAggregate: kind(SECRETAGGREGATE.apiVersion, SECRETAGGREGATE.kind, SECRETAGGREGATE.plural),
 } as const;
 
+/** The cluster-scoped kinds among those the hooks read (everything else is namespaced). */
+export const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set(['ClusterSecretStore', 'Namespace']);
+
 /** Every kind a ControlPlane owns as a child (seed 000 owner table plus the K-ORC imports). */
 export const CONTROLPLANE_CHILD_KINDS: readonly KindInfo[] = [
   GVK.MariaDB,

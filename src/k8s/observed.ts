@@ -1,8 +1,10 @@
 // The observed children and related objects of a hook request, indexed by identity.
 // Metacontroller's inner keys differ between hook versions (name vs namespace/name), so the
-// index is built from the objects themselves, never from the keys (DESIGN §1).
+// index is built from the objects themselves, never from the keys (DESIGN §1). A namespaced
+// object that does not say its namespace (a v1-style payload trimmed by hand) is in the
+// parent's, as Metacontroller's namespace defaulting has it.
 import { isObject, stringAt } from './read.js';
-import type { KindInfo } from './kinds.js';
+import { CLUSTER_SCOPED_KINDS, type KindInfo } from './kinds.js';
 import { findCondition, isConditionTrue } from './conditions.js';
 
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
@@ -21,12 +23,17 @@ export function identity(obj: { apiVersion: string; kind: string; metadata: { na
 export class ObjectIndex {
   private readonly byId = new Map<string, KubeObject>();
 
-  constructor(map: unknown) {
+  constructor(map: unknown, defaultNamespace?: string) {
     if (!isObject(map)) return;
     for (const group of Object.values(map)) {
       if (!isObject(group)) continue;
       for (const obj of Object.values(group)) {
-        if (isKubeObject(obj)) this.byId.set(identity(obj), obj);
+        if (!isKubeObject(obj)) continue;
+        const placed =
+          defaultNamespace && !obj.metadata.namespace && !CLUSTER_SCOPED_KINDS.has(obj.kind)
+            ? { ...obj, metadata: { ...obj.metadata, namespace: defaultNamespace } }
+            : obj;
+        this.byId.set(identity(placed), placed);
       }
     }
   }

@@ -78,8 +78,8 @@ function controlledBy(obj: KubeObject, owner: SecretAggregateParent): boolean {
 export function syncSecretAggregate(request: AggregateRequest, context: { now: Date }): CompositeHookResponse {
   const sa = request.parent;
   const generation = sa.metadata.generation ?? 0;
-  const owned = new ObjectIndex(request.children);
-  const related = new ObjectIndex(request.related);
+  const owned = new ObjectIndex(request.children, request.parent.metadata.namespace);
+  const related = new ObjectIndex(request.related, request.parent.metadata.namespace);
   const reading = readSpec(sa.spec);
   const verdict: Verdict = reading.spec
     ? decide(sa, reading.spec, owned, related)

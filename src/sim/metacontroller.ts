@@ -2,7 +2,9 @@
 // CompositeController and one DecoratorController read from metacontroller/: finalizer, observed
 // children (controller ownerRef), customize rules cached per parent generation, the hook call
 // (anything but 200 aborts the sync: nothing applied, no status), deletes before creates and
-// updates, Terminating children never updated or recreated, AlreadyExists swallowed, the
+// updates, Terminating children never updated or recreated, AlreadyExists swallowed, claiming
+// (a controlled child whose labels do not match the selector is released, a matching orphan is
+// adopted; §1.4), the
 // three-way merge with the last-applied annotation, InPlace updates, status replaced with
 // observedGeneration injected, and `finalized` removing the finalizer before children are applied.
 import { readFileSync } from 'node:fs';
@@ -124,26 +126,60 @@ export class CompositeController extends Controller {
     return this.finalizerName('compositecontroller');
   }
 
+  /** The selector of `generateSelector: true` (reference/metacontroller.md §1.1). */
+  private matchesSelector(o: Obj, parent: Obj): boolean {
+    return o.metadata.labels?.[CONTROLLER_UID] === parent.metadata.uid;
+  }
+
+  private ofChildKind(o: Obj, parent: Obj): boolean {
+    return this.childKinds.some((k) => k.apiVersion === o.apiVersion && k.kind === o.kind) && o.metadata.namespace === parent.metadata.namespace;
+  }
+
+  /** The children a sync reports: controlled by the parent and matching its selector. */
   observedChildren(parent: Obj): Obj[] {
     return this.cluster.list(
       (o) =>
-        this.childKinds.some((k) => k.apiVersion === o.apiVersion && k.kind === o.kind) &&
-        o.metadata.namespace === parent.metadata.namespace &&
+        this.ofChildKind(o, parent) &&
+        this.matchesSelector(o, parent) &&
         (o.metadata.ownerReferences ?? []).some((r: Obj) => r.controller && r.uid === parent.metadata.uid),
     );
   }
+
+  /**
+   * ClaimChildren (§1.4): a child controlled by the parent whose labels do not match the
+   * selector is released (its owner reference removed, not deleted, not reported); an orphan that
+   * matches is adopted, unless it or the parent is being deleted.
+   */
+  private claimChildren(parent: Obj): void {
+    const by = 'metacontroller';
+    for (const o of this.cluster.list((x) => this.ofChildKind(x, parent))) {
+      const refs: Obj[] = o.metadata.ownerReferences ?? [];
+      const controlled = refs.some((r) => r.controller && r.uid === parent.metadata.uid);
+      const orphan = !refs.some((r) => r.controller);
+      if (controlled && !this.matchesSelector(o, parent)) {
+        this.cluster.update({ ...o, metadata: { ...o.metadata, ownerReferences: refs.filter((r) => r.uid !== parent.metadata.uid) } }, `${by} (released)`);
+      } else if (orphan && this.matchesSelector(o, parent) && !o.metadata.deletionTimestamp && !parent.metadata.deletionTimestamp) {
+        const ref = { apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name, uid: parent.metadata.uid, controller: true, blockOwnerDeletion: true };
+        this.cluster.update({ ...o, metadata: { ...o.metadata, ownerReferences: [...refs, ref] } }, `${by} (adopted)`);
+      }
+    }
+  }
+
+  /** Paused controllers call no hook (Metacontroller not running, or not yet installed). */
+  paused = false;
 
   /** One sync of one parent; throws HookFailed when the hook did not answer 200. */
   async reconcile(ref: ObjectRef): Promise<void> {
     const by = 'metacontroller';
     let parent = this.cluster.get(ref);
-    if (!parent) return;
+    if (!parent || this.paused) return;
     const hooks = this.object.spec.hooks;
     const deleting = !!parent.metadata.deletionTimestamp;
     if (hooks.finalize && !deleting) {
       this.cluster.addFinalizer(ref, this.finalizer, by);
       parent = this.cluster.get(ref)!;
     }
+    this.claimChildren(parent);
     const observed = this.observedChildren(parent);
     const children: Obj = Object.fromEntries(this.childKinds.map((k) => [k.groupKey, {}]));
     for (const o of observed) children[`${o.kind}.${o.apiVersion}`][objectKey(o)] = o;

@@ -60,8 +60,12 @@ function condition(previous: Obj | undefined, type: string, status: boolean, rea
   return c;
 }
 
+/** Kinds whose operators report the generation they reconciled in status.observedGeneration. */
+const REPORTS_GENERATION = new Set(['Keystone', 'Memcached']);
+
 function setReady(w: World, o: Obj, by: string, ready: boolean, reason: string, message: string): void {
-  const status = { ...(o.status ?? {}), conditions: [condition(o.status, 'Ready', ready, reason, message, w.cluster.now())] };
+  const status: Obj = { ...(o.status ?? {}), conditions: [condition(o.status, 'Ready', ready, reason, message, w.cluster.now())] };
+  if (REPORTS_GENERATION.has(o.kind)) status.observedGeneration = o.metadata.generation;
   w.cluster.updateStatus(refOf(o), status, by);
 }
 

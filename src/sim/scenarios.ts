@@ -7,6 +7,7 @@ import { b64 } from './operators.js';
 import type { Obj, ObjectRef } from './cluster.js';
 import type { RoundRecord, Simulation } from './simulation.js';
 import { AGGREGATE_PHASES } from './aggregate-phases.js';
+import { TAKEOVER_PHASES } from './takeover-phases.js';
 
 export interface PhaseContext {
   sim: Simulation;
@@ -136,6 +137,7 @@ export const PHASES: Record<string, Phase> = {
     },
   },
   ...AGGREGATE_PHASES,
+  ...TAKEOVER_PHASES,
 };
 
 /** Scenario names a user passes to --scenario, as phase sequences. */
@@ -146,6 +148,7 @@ export const SCENARIOS: Record<string, string[]> = {
   duplicate: ['duplicate', 'remove-duplicate'],
   aggregate: ['aggregate', 'remove-source-key', 'restore-source-key', 'conflict', 'resolve-conflict', 'rotate-password', 'aggregate-current', 'delete-aggregate'],
   delete: ['delete'],
+  takeover: ['reference-operator', 'takeover'],
 };
 export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'aggregate', 'delete'];
 

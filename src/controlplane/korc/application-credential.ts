@@ -8,7 +8,7 @@ import { sha256Hex } from '../../k8s/secret.js';
 import { child } from '../children.js';
 import { ADMIN_AC_LABEL, ADMIN_AC_LABEL_VALUE, ANNOTATION, childNames } from '../names.js';
 import type { ControlPlaneRef } from '../stage.js';
-import { formatRequests, type RotationRequest } from './rotation-requests.js';
+import { formatRequests, type LatchedRequest } from './rotation-requests.js';
 
 export const HTTP_METHODS = ['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'] as const;
 
@@ -90,7 +90,7 @@ export function mintedAc(
   want: ManagedResource,
   value: string,
   passwordHash: string,
-  requests: RotationRequest[],
+  requests: LatchedRequest[],
 ): KubeObject {
   const resource: Record<string, unknown> = {
     name: mintName(c.cp.name, value),
@@ -100,20 +100,25 @@ export function mintedAc(
     unrestricted: want.unrestricted,
   };
   if (want.accessRules.length > 0) resource.accessRules = want.accessRules;
+  // Always written, also empty: an AC without it is one this service did not mint.
   const annotations: Record<string, string> = {
     [ANNOTATION.passwordHash]: passwordHash,
     [ANNOTATION.secretHash]: sha256Hex(value),
+    [ANNOTATION.rotationRequests]: formatRequests(requests),
   };
-  if (requests.length > 0) annotations[ANNOTATION.rotationRequests] = formatRequests(requests);
   return acObject(c, resource, annotations);
 }
 
-/** Keeping a live AC: its own resource, its annotations echoed as observed (DESIGN §4.7). */
-export function keptAc(c: AcCommon, live: KubeObject): KubeObject {
+/**
+ * Keeping a live AC: its own resource, its annotations echoed as observed (DESIGN §4.7), plus
+ * `stamp`: the bookkeeping an adopted AC lacked (never overwriting one it has).
+ */
+export function keptAc(c: AcCommon, live: KubeObject, stamp: Record<string, string> = {}): KubeObject {
   const annotations: Record<string, string> = {};
   for (const key of [ANNOTATION.passwordHash, ANNOTATION.secretHash, ANNOTATION.rotationRequests]) {
     const value = at(live, 'metadata', 'annotations', key);
     if (typeof value === 'string') annotations[key] = value;
+    else if (stamp[key] !== undefined) annotations[key] = stamp[key];
   }
   const resource = at(live, 'spec', 'resource');
   return acObject(c, isObject(resource) ? resource : {}, annotations);

@@ -1,11 +1,15 @@
 // The clouds.yaml documents the hooks render (DESIGN §9.2): the password cloud K-ORC uses to
 // mint and revoke the admin application credential, and the application-credential cloud
 // built from the AC's status.id and the secret the hooks chose. Both name the cloud entry by
-// `cloudName` and point at the in-cluster Keystone.
+// `cloudName` and point at the in-cluster Keystone, through its internal endpoints
+// (`endpoint_type: internal`: K-ORC runs in-cluster).
 import { parse, stringify } from 'yaml';
 import { isObject } from '../../k8s/read.js';
 import { OPENSTACK_ADMIN, keystoneInternalUrl } from '../names.js';
 import type { StageInput } from '../stage.js';
+
+/** K-ORC runs in-cluster: every clouds.yaml selects the internal endpoints. */
+export const ENDPOINT_TYPE = 'internal';
 
 export interface CloudTarget {
   cloudName: string;
@@ -21,6 +25,7 @@ export function cloudTarget(input: Pick<StageInput, 'cp' | 'spec'>, cloudName: s
 function render(target: CloudTarget, auth: Record<string, string>, authType?: string): string {
   const cloud: Record<string, unknown> = { auth };
   if (authType) cloud.auth_type = authType;
+  cloud.endpoint_type = ENDPOINT_TYPE;
   cloud.identity_api_version = 3;
   cloud.region_name = target.region;
   return stringify({ clouds: { [target.cloudName]: cloud } });

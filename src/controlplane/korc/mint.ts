@@ -2,12 +2,20 @@
 // pure function of what is observed. Re-mint is delete + recreate: the response that starts it
 // leaves the AC out (Metacontroller deletes it) and writes a fresh secret; while the old AC is
 // Terminating it stays out; once it is gone a new one is minted with a secret never used before.
+// The first mint happens in one pass (DESIGN §10.17): the AC is returned with the answer that
+// first writes its secret (K-ORC waits for a missing Secret or `value` on its own).
+//
+// Only the seed's triggers re-mint a live AC: a password-hash mismatch, an empty hash (the
+// nudge), resource drift, a pending request, and a missing or changed `value`. Annotations this
+// service invents are bookkeeping: a live AC without them (minted by the reference operator, or
+// restored without them) is adopted and they are stamped once it is Available with an id
+// (DESIGN §10.16). A missing password hash is stamped too, as the seed does.
 import { isTerminating, type KubeObject } from '../../k8s/observed.js';
 import { stringAt } from '../../k8s/read.js';
 import { sha256Hex } from '../../k8s/secret.js';
 import { ANNOTATION } from '../names.js';
 import { annotationOf, resourceDrift, type ManagedResource } from './application-credential.js';
-import { pendingRequests, type RotationRequest } from './rotation-requests.js';
+import { pendingRequests, type LatchedRequest } from './rotation-requests.js';
 
 export type RotationMode = 'PasswordDriven' | 'Scheduled' | 'Manual';
 
@@ -21,36 +29,46 @@ export interface MintFacts {
   passwordHash: string;
   mode: RotationMode;
   want: ManagedResource;
-  requests: RotationRequest[];
+  requests: LatchedRequest[];
 }
 
 export type MintPlan =
-  /** A live AC stays; `notes` explain a deliberate non-re-mint. */
-  | { kind: 'keep'; value: string; notes: string[] }
+  /** A live AC stays; `notes` explain a deliberate non-re-mint; `unknown` names bookkeeping it lacks. */
+  | { kind: 'keep'; value: string; notes: string[]; unknown: string[] }
   /** Start a re-mint now: leave the AC out, write a fresh secret. */
   | { kind: 'remint'; reasons: string[] }
   /** The old AC is being deleted; `value` is the fresh secret to keep, if one is observed. */
   | { kind: 'terminating'; value: string | undefined; since: string }
-  /** No AC and an unused secret is observed: mint now. */
-  | { kind: 'mint'; value: string }
-  /** No AC and no usable secret yet: write one first (`reMinting` when the observed one was used). */
-  | { kind: 'await-secret'; reMinting: boolean };
+  /** No AC: mint now, with the observed unused secret, or (none observed) a fresh one. */
+  | { kind: 'mint'; value: string | undefined }
+  /**
+   * No AC and the observed secret was used: write a fresh one first. Not in one pass: the
+   * answer could create the AC before the Secret's update lands, and K-ORC would mint with the
+   * used secret.
+   */
+  | { kind: 'await-secret' };
 
 function remintReasons(f: MintFacts, live: KubeObject, valueHash: string | undefined): string[] {
   const reasons: string[] = [];
+  const secretHash = annotationOf(live, ANNOTATION.secretHash);
   if (valueHash === undefined) reasons.push('the application-credential Secret has no value');
-  else if (annotationOf(live, ANNOTATION.secretHash) !== valueHash) {
+  else if (secretHash !== undefined && secretHash !== valueHash) {
     reasons.push('the application-credential secret is not the one the credential was minted with');
   }
   const minted = annotationOf(live, ANNOTATION.passwordHash);
-  if (!minted) reasons.push(`the ${ANNOTATION.passwordHash} annotation is empty`);
-  else if (minted !== f.passwordHash && f.mode !== 'Manual') reasons.push('the admin password changed');
+  if (minted === '') reasons.push(`the ${ANNOTATION.passwordHash} annotation is empty`);
+  else if (minted !== undefined && minted !== f.passwordHash && f.mode !== 'Manual') reasons.push('the admin password changed');
   const drift = resourceDrift(live, f.want);
   if (drift.length > 0) reasons.push(`spec.resource changed (${drift.join(', ')})`);
   for (const r of pendingRequests(f.requests, live)) {
     reasons.push(`CredentialRotation ${r.name} requested a re-mint (generation ${r.generation})`);
   }
   return reasons;
+}
+
+/** The bookkeeping annotations a live AC lacks (adopted, never a reason to re-mint). */
+function unknownAnnotations(live: KubeObject): string[] {
+  return [ANNOTATION.passwordHash, ANNOTATION.secretHash, ANNOTATION.rotationRequests].filter((k) => annotationOf(live, k) === undefined);
 }
 
 function keepNotes(f: MintFacts, live: KubeObject): string[] {
@@ -70,13 +88,14 @@ export function planMint(f: MintFacts): MintPlan {
   if (live && !isTerminating(live)) {
     const reasons = remintReasons(f, live, valueHash);
     if (reasons.length > 0) return { kind: 'remint', reasons };
-    return { kind: 'keep', value: f.observedValue!, notes: keepNotes(f, live) };
+    return { kind: 'keep', value: f.observedValue!, notes: keepNotes(f, live), unknown: unknownAnnotations(live) };
   }
   // A secret is used once: the one a live or deleted credential was minted with never mints again.
-  const used = valueHash === undefined || valueHash === f.mintedSecretHash || (live !== undefined && valueHash === annotationOf(live, ANNOTATION.secretHash));
+  const used = valueHash !== undefined && (valueHash === f.mintedSecretHash || (live !== undefined && valueHash === annotationOf(live, ANNOTATION.secretHash)));
   if (live) {
-    return { kind: 'terminating', value: used ? undefined : f.observedValue, since: stringAt(live, 'metadata', 'deletionTimestamp')! };
+    return { kind: 'terminating', value: used || valueHash === undefined ? undefined : f.observedValue, since: stringAt(live, 'metadata', 'deletionTimestamp')! };
   }
+  if (valueHash === undefined) return { kind: 'mint', value: undefined };
   if (!used) return { kind: 'mint', value: f.observedValue! };
-  return { kind: 'await-secret', reMinting: valueHash !== undefined };
+  return { kind: 'await-secret' };
 }

@@ -1,53 +1,104 @@
 // CredentialRotation requests as the ControlPlane sees them (DESIGN §5, §9.4): a
 // CredentialRotation of the namespace targeting the admin application credential whose status
-// latched generation G > 0 is the request `name/G`. The admin AC records the requests its mint
-// honoured; a request it does not list is pending and starts one re-mint.
+// latched generation G > 0 is the request (uid, G). The admin AC records the requests its mint
+// honoured (`c5c3.io/rotation-requests`); a request it does not list is pending and starts one
+// re-mint. Both hooks import this module: the ControlPlane to re-mint, the decorator to report.
 //
-// Requests are keyed by name, not uid (a deviation from DESIGN §9.4's (uid, G)): a
-// CredentialRotation deleted and re-created from the same manifest (a GitOps re-apply) comes back
-// at generation 1 with a new uid, and must not rotate the credential a second time.
+// Requests are keyed by uid: a CredentialRotation deleted and re-created under the same name is
+// a new request. Two kinds of AC predate these keys and are read without losing anything:
+// - an AC minted by an earlier version of this service lists `name/G`; such an entry honours the
+//   request of that name and generation latched before the AC was created (a re-created
+//   CredentialRotation latched later is a new request);
+// - an AC without the annotation (minted by the reference operator, or restored from a backup
+//   that dropped it) lists nothing we can read: a request latched before the AC was created was
+//   acted on by whoever minted it (the reference operator nudges at once), so only requests
+//   latched after the AC's creation are pending (DESIGN §10.16).
 import { GVK } from '../../k8s/kinds.js';
+import { findCondition } from '../../k8s/conditions.js';
 import type { KubeObject, ObjectIndex } from '../../k8s/observed.js';
 import { at, stringAt } from '../../k8s/read.js';
 import { ANNOTATION } from '../names.js';
 
 export const ADMIN_AC_TARGET = 'adminApplicationCredential';
 
-export interface RotationRequest {
-  /** `name/generation`: how the AC annotation lists it. */
+/** A latched re-mint request of one CredentialRotation. */
+export interface LatchedRequest {
+  /** `uid/generation`: how the AC annotation lists it. */
   key: string;
+  /** `name/generation`: how an AC minted before uid keys lists it. */
+  legacyKey: string;
   name: string;
   generation: number;
+  /** When it was latched (RFC 3339), if the CredentialRotation says. */
+  latchedAt: string | undefined;
 }
 
-export function rotationRequests(related: ObjectIndex, namespace: string): RotationRequest[] {
-  const out: RotationRequest[] = [];
+/** When a CredentialRotation latched its request: its own record, else its Ready transition. */
+export function latchedAt(cr: KubeObject): string | undefined {
+  return stringAt(cr, 'status', 'lastTriggeredTime') ?? (findCondition(cr, 'Ready')?.lastTransitionTime as string | undefined);
+}
+
+export function requestKey(uid: string, generation: number): string {
+  return `${uid}/${generation}`;
+}
+
+/** The request a CredentialRotation latched, if it latched one. */
+export function latchedRequest(cr: KubeObject): LatchedRequest | undefined {
+  if (at(cr, 'spec', 'target') !== ADMIN_AC_TARGET) return undefined;
+  const generation = at(cr, 'status', 'lastTriggeredGeneration');
+  if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation <= 0) return undefined;
+  const uid = stringAt(cr, 'metadata', 'uid') ?? '';
+  return {
+    key: requestKey(uid, generation),
+    legacyKey: `${cr.metadata.name}/${generation}`,
+    name: cr.metadata.name,
+    generation,
+    latchedAt: latchedAt(cr),
+  };
+}
+
+export function rotationRequests(related: ObjectIndex, namespace: string): LatchedRequest[] {
+  const out: LatchedRequest[] = [];
   for (const cr of related.ofKind(GVK.CredentialRotation)) {
-    if (cr.metadata.namespace !== namespace || at(cr, 'spec', 'target') !== ADMIN_AC_TARGET) continue;
-    const generation = at(cr, 'status', 'lastTriggeredGeneration');
-    if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation <= 0) continue;
-    out.push({ key: requestKey(cr.metadata.name, generation), name: cr.metadata.name, generation });
+    if (cr.metadata.namespace !== namespace) continue;
+    const request = latchedRequest(cr);
+    if (request) out.push(request);
   }
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-export function requestKey(name: string, generation: number): string {
-  return `${name}/${generation}`;
-}
-
-/** The annotation value listing `requests` (empty when there are none). */
-export function formatRequests(requests: RotationRequest[]): string {
+/** The annotation value listing `requests` (empty when there are none: "known to be none"). */
+export function formatRequests(requests: LatchedRequest[]): string {
   return requests.map((r) => r.key).join(',');
 }
 
-/** The requests an AC was minted for. */
-export function honouredBy(ac: KubeObject): Set<string> {
-  const raw = stringAt(ac, 'metadata', 'annotations', ANNOTATION.rotationRequests) ?? '';
-  return new Set(raw.split(',').filter(Boolean));
+/** Whether `time` is known to be after `reference` (both RFC 3339); unknown counts as not after. */
+function after(time: string | undefined, reference: string | undefined): boolean {
+  const t = time === undefined ? NaN : Date.parse(time);
+  const r = reference === undefined ? NaN : Date.parse(reference);
+  return !Number.isNaN(t) && !Number.isNaN(r) && t > r;
 }
 
-/** Requests the live AC does not list. */
-export function pendingRequests(requests: RotationRequest[], ac: KubeObject): RotationRequest[] {
-  const honoured = honouredBy(ac);
-  return requests.filter((r) => !honoured.has(r.key));
+/** The request keys an AC lists, or undefined when it carries no list at all. */
+function listedBy(ac: KubeObject): Set<string> | undefined {
+  const raw = stringAt(ac, 'metadata', 'annotations', ANNOTATION.rotationRequests);
+  return raw === undefined ? undefined : new Set(raw.split(',').filter(Boolean));
+}
+
+/** Whether the AC lists the request by its uid key (it was minted for exactly this request). */
+export function lists(ac: KubeObject, key: string): boolean {
+  return listedBy(ac)?.has(key) ?? false;
+}
+
+/** Whether the AC was minted for (or predates the latch of) `request`. */
+export function honours(ac: KubeObject, request: LatchedRequest): boolean {
+  const listed = listedBy(ac);
+  const latchedLater = after(request.latchedAt, stringAt(ac, 'metadata', 'creationTimestamp'));
+  if (listed === undefined) return !latchedLater;
+  return listed.has(request.key) || (listed.has(request.legacyKey) && !latchedLater);
+}
+
+/** Requests the live AC does not honour. */
+export function pendingRequests(requests: LatchedRequest[], ac: KubeObject): LatchedRequest[] {
+  return requests.filter((r) => !honours(ac, r));
 }

@@ -33,7 +33,8 @@ export function backupPushSecret(cp: ControlPlaneRef): KubeObject {
       deletionPolicy: 'None',
       secretStoreRefs: [{ kind: 'ClusterSecretStore', name: CLUSTER_SECRET_STORE }],
       selector: { secret: { name: names.adminAppCredential } },
-      data: [{ match: { remoteRef: { remoteKey: remoteKeys(cp.namespace, cp.name).adminAppCredential } } }],
+      // As the API server stores it (CRD default conversionStrategy): `data` is replaced wholesale.
+      data: [{ conversionStrategy: 'None', match: { remoteRef: { remoteKey: remoteKeys(cp.namespace, cp.name).adminAppCredential } } }],
     },
   });
 }

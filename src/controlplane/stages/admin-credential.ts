@@ -10,7 +10,7 @@ import { secretString } from '../../k8s/secret.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from '../conditions.js';
 import { secretStoreReady } from '../external-secret.js';
 import { CLUSTER_SECRET_STORE, childNames } from '../names.js';
-import { complete, failed, gate, waiting, type Stage, type StageResult } from '../stage.js';
+import { complete, gate, waiting, type Stage, type StageResult } from '../stage.js';
 import { applicationCredentialCloud, cloudTarget, readApplicationCredential } from '../korc/clouds-yaml.js';
 import { CLOUDS_YAML_KEY, VALUE_KEY } from '../korc/round-trip.js';
 
@@ -42,31 +42,35 @@ export const adminCredentialStage: Stage = {
     const secret = children.get(GVK.Secret, cp.namespace, names.adminAppCredential);
     const value = secretString(secret, VALUE_KEY);
     if (!value) return wait(REASON.WaitingForAppCredentialSecret, `Secret ${names.adminAppCredential} holds no application-credential secret yet`);
-    if (secretString(secret, CLOUDS_YAML_KEY) !== applicationCredentialCloud(cloudTarget(input, cloudName), id, value)) {
-      return wait(REASON.WaitingForAppCredentialSecret, `Secret ${names.adminAppCredential} does not hold the clouds.yaml of credential ${id} yet`);
-    }
 
     const push = children.get(GVK.PushSecret, cp.namespace, names.adminAppCredentialBackup);
     if (!isReady(push)) return wait(REASON.WaitingForPushSecret, notReadyDetail(`PushSecret ${names.adminAppCredentialBackup}`, push));
     const es = children.get(GVK.ExternalSecret, cp.namespace, secretName);
     if (!isReady(es)) return wait(REASON.WaitingForCloudsYaml, notReadyDetail(`ExternalSecret ${secretName}`, es));
 
-    const materialised = secretString(related.get(GVK.Secret, cp.namespace, secretName), CLOUDS_YAML_KEY);
-    const parsed = materialised === undefined ? undefined : readApplicationCredential(materialised, cloudName);
-    if (parsed?.kind === 'unparsable') {
-      return {
-        condition: { status: 'False', reason: REASON.CloudsYamlError, message: `Secret ${secretName}: key ${CLOUDS_YAML_KEY} is not a clouds.yaml document` },
-        outcome: failed(REQUEUE.korc),
-        children: [],
-      };
-    }
-    if (parsed?.kind !== 'credential' || parsed.auth.id !== id || parsed.auth.secret !== value) {
-      const why = materialised === undefined ? `Secret ${secretName} has no ${CLOUDS_YAML_KEY} yet` : `Secret ${secretName} does not authenticate with credential ${id} yet`;
+    // The round trip of the assembled document: into the Secret (this answer writes it), to
+    // OpenBao, back as the materialised Secret. Any miss, a garbage document included, is a
+    // sync not done yet, bounded by the seed's stuck timeout.
+    const syncing = (why: string): StageResult => {
       const age = secondsSince(input.credential?.lastRotation, input.now);
       if (age !== undefined && age > TIMEOUT_SECONDS.cloudsYamlSyncStuck) {
         return wait(REASON.CloudsYamlSyncStuck, `${why}, ${Math.floor(age / 60)} minutes after the credential changed: check ExternalSecret ${secretName} and OpenBao`);
       }
       return wait(REASON.WaitingForCloudsYamlSync, why);
+    };
+    if (secretString(secret, CLOUDS_YAML_KEY) !== applicationCredentialCloud(cloudTarget(input, cloudName), id, value)) {
+      return syncing(`Secret ${names.adminAppCredential} is being given the clouds.yaml of credential ${id}`);
+    }
+    const materialised = secretString(related.get(GVK.Secret, cp.namespace, secretName), CLOUDS_YAML_KEY);
+    const parsed = materialised === undefined ? undefined : readApplicationCredential(materialised, cloudName);
+    if (parsed?.kind !== 'credential' || parsed.auth.id !== id || parsed.auth.secret !== value) {
+      const why =
+        materialised === undefined
+          ? `Secret ${secretName} has no ${CLOUDS_YAML_KEY} yet`
+          : parsed?.kind === 'unparsable'
+            ? `Secret ${secretName}: key ${CLOUDS_YAML_KEY} is not a clouds.yaml document yet`
+            : `Secret ${secretName} does not authenticate with credential ${id} yet`;
+      return syncing(why);
     }
     return {
       condition: { status: 'True', reason: REASON.AdminCredentialReady, message: `Credential ${id} committed to OpenBao and materialised in Secret ${secretName}` },

@@ -1,6 +1,8 @@
 // The common tail of a stage that projects one child and waits for it: the child is emitted
-// either way; the stage is complete once the observed child is Ready (not Terminating).
-import { isReady, notReadyDetail, type KubeObject } from '../../k8s/observed.js';
+// either way; the stage is complete once the observed child carries it and is Ready at its
+// current generation (not Terminating).
+import type { KubeObject } from '../../k8s/observed.js';
+import { isReadyAsDesired, readinessDetail } from '../../k8s/readiness.js';
 import { complete, waiting, type StageResult } from '../stage.js';
 
 export interface AwaitReady {
@@ -15,9 +17,9 @@ export interface AwaitReady {
 }
 
 export function awaitReady(a: AwaitReady): StageResult {
-  if (!isReady(a.observed)) {
+  if (!isReadyAsDesired(a.observed, a.desired)) {
     return {
-      condition: { status: 'False', reason: a.waitingReason, message: notReadyDetail(a.label, a.observed) },
+      condition: { status: 'False', reason: a.waitingReason, message: readinessDetail(a.label, a.observed, a.desired) },
       outcome: waiting(a.requeueSeconds),
       children: [a.desired],
     };

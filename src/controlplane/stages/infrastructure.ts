@@ -3,7 +3,8 @@
 // provisions nothing. A same-named object that exists without our controller reference is
 // adopted: read from `related`, never emitted (DESIGN §4.6).
 import { GVK } from '../../k8s/kinds.js';
-import { isReady, notReadyDetail, type KubeObject } from '../../k8s/observed.js';
+import type { KubeObject } from '../../k8s/observed.js';
+import { isReadyAsDesired, readinessDetail } from '../../k8s/readiness.js';
 import { at, isObject, isObjectName, stringAt } from '../../k8s/read.js';
 import { CONDITION, REASON, REQUEUE } from '../conditions.js';
 import { child } from '../children.js';
@@ -85,7 +86,7 @@ export const infrastructureStage: Stage = {
 
     // Both managed children are ensured before readiness is gated (seed: no half-provisioned plane).
     const children = backing.flatMap((b) => (b.desired ? [b.desired] : []));
-    const notReady = backing.filter((b) => !isReady(b.observed));
+    const notReady = backing.filter((b) => !isReadyAsDesired(b.observed, b.desired));
     if (notReady.length === 0) {
       const message =
         backing.length === 0
@@ -97,7 +98,7 @@ export const infrastructureStage: Stage = {
       condition: {
         status: 'False',
         reason: notReady[0]!.waitingReason,
-        message: notReady.map((b) => notReadyDetail(b.label, b.observed)).join('; '),
+        message: notReady.map((b) => readinessDetail(b.label, b.observed, b.desired)).join('; '),
       },
       outcome: waiting(REQUEUE.infra),
       children,

@@ -3,7 +3,7 @@
 import { GVK } from '../../k8s/kinds.js';
 import { CONDITION, REASON, REQUEUE } from '../conditions.js';
 import { child } from '../children.js';
-import { intervalToCron, keystoneSpec } from '../keystone-spec.js';
+import { intervalToCron, keystoneSpec, policyErrors } from '../keystone-spec.js';
 import { childNames } from '../names.js';
 import { effectiveAdminPasswordRef } from '../spec.js';
 import { gate, type Stage, type StageResult } from '../stage.js';
@@ -28,6 +28,8 @@ export const keystoneStage: Stage = {
         REASON.InvalidRotationInterval,
       );
     }
+    const policy = policyErrors(input.spec);
+    if (policy.length > 0) return invalidSpec(policy, REQUEUE.keystone);
     const adminRef = effectiveAdminPasswordRef(input.spec, input.cp.name);
     if (!isObjectName(adminRef.name)) {
       return invalidSpec(['spec.korc.adminCredential.passwordSecretRef.name: must be a valid Secret name'], REQUEUE.keystone);

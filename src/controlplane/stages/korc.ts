@@ -24,7 +24,7 @@ import {
   forceSyncValue,
   ownedSecret,
 } from '../korc/round-trip.js';
-import { rotationRequests } from '../korc/rotation-requests.js';
+import { formatRequests, rotationRequests, type LatchedRequest } from '../korc/rotation-requests.js';
 import { invalidSpec } from './invalid-spec.js';
 
 const SECRET_BYTES = 32;
@@ -78,6 +78,17 @@ interface Decided {
   mintedSecretHash?: string;
 }
 
+/** The annotations an adopted AC gets: the ones it lacks, with what this pass knows. */
+function adoptionStamp(unknown: string[], value: string, passwordHash: string, requests: LatchedRequest[]): Record<string, string> {
+  const known: Record<string, string> = {
+    [ANNOTATION.passwordHash]: passwordHash,
+    [ANNOTATION.secretHash]: sha256Hex(value),
+    // Kept, so every request latched now is honoured by this credential.
+    [ANNOTATION.rotationRequests]: formatRequests(requests),
+  };
+  return Object.fromEntries(unknown.map((k) => [k, known[k]!]));
+}
+
 function withImports(input: StageInput, message: string): string {
   const stuck = stuckImport(input.cp, input.children);
   return stuck ? `${message}; ${stuck}` : message;
@@ -91,19 +102,25 @@ function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: 
   const wait = (reason: string, message: string) => ({ condition: { status: 'False' as const, reason, message }, outcome: waiting(REQUEUE.korc) });
   switch (plan.kind) {
     case 'keep': {
-      const ac = keptAc(common, live!);
-      const notes = plan.notes.length > 0 ? ` (${plan.notes.join('; ')})` : '';
-      const base = { ac, release: false, value: plan.value, id: openstackId(live), mintedSecretHash: annotationOf(live, ANNOTATION.secretHash) };
+      const id = openstackId(live);
+      const minted = isAvailable(live) && id !== undefined;
+      // Adoption (DESIGN §10.16): stamp what an AC minted elsewhere lacks, once it is proven minted.
+      const stamp = minted ? adoptionStamp(plan.unknown, plan.value, passwordHash, facts.requests) : {};
+      const ac = keptAc(common, live!, stamp);
+      const adopted = Object.keys(stamp).length > 0 ? [`adopted: ${Object.keys(stamp).sort().join(', ')} stamped`] : [];
+      const allNotes = [...plan.notes, ...adopted];
+      const notes = allNotes.length > 0 ? ` (${allNotes.join('; ')})` : '';
+      const base = { ac, release: false, value: plan.value, id, mintedSecretHash: annotationOf(ac, ANNOTATION.secretHash) ?? mintedSecretHash };
       const terminal = terminalError(live);
       if (terminal) {
         return { ...base, ...wait(REASON.ApplicationCredentialFailed, withImports(input, `ApplicationCredential ${name} failed (${terminal})`)) };
       }
-      if (!isAvailable(live) || !base.id) {
+      if (!minted) {
         return { ...base, ...wait(REASON.WaitingForApplicationCredential, withImports(input, `ApplicationCredential ${name} is not yet Available with an id${notes}`)) };
       }
       return {
         ...base,
-        condition: { status: 'True', reason: REASON.ApplicationCredentialMinted, message: `ApplicationCredential ${name} minted (id ${base.id})${notes}` },
+        condition: { status: 'True', reason: REASON.ApplicationCredentialMinted, message: `ApplicationCredential ${name} minted (id ${id})${notes}` },
         outcome: complete(),
       };
     }
@@ -127,19 +144,19 @@ function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: 
         mintedSecretHash: annotationOf(live, ANNOTATION.secretHash) ?? mintedSecretHash,
       };
     }
-    case 'mint':
+    case 'mint': {
+      const value = plan.value ?? fresh();
       return {
         ...wait(REASON.WaitingForApplicationCredential, withImports(input, `ApplicationCredential ${name} is being created`)),
-        ac: mintedAc(common, facts.want, plan.value, passwordHash, facts.requests),
+        ac: mintedAc(common, facts.want, value, passwordHash, facts.requests),
         release: false,
-        value: plan.value,
-        mintedSecretHash: sha256Hex(plan.value),
+        value,
+        mintedSecretHash: sha256Hex(value),
       };
+    }
     case 'await-secret':
       return {
-        ...(plan.reMinting
-          ? wait(REASON.ReMinting, `Re-minting: writing a fresh secret to Secret ${name} before the new ApplicationCredential`)
-          : wait(REASON.WaitingForApplicationCredential, `Writing the application-credential secret to Secret ${name} before minting`)),
+        ...wait(REASON.ReMinting, `Re-minting: writing a fresh secret to Secret ${name} before the new ApplicationCredential`),
         release: false,
         value: fresh(),
         mintedSecretHash,
