@@ -27,10 +27,10 @@ t.test('AdminCredentialReady when committed, mirrored and materialised; status.a
     deletionPolicy: 'None',
     secretStoreRefs: [{ kind: 'ClusterSecretStore', name: 'openbao-cluster-store' }],
     selector: { secret: { name: N.ac } },
-    data: [{ match: { remoteRef: { remoteKey: 'openstack/keystone/openstack/controlplane-keystone/admin/app-credential' } } }],
+    data: [{ conversionStrategy: 'None', match: { remoteRef: { remoteKey: 'openstack/keystone/openstack/controlplane-keystone/admin/app-credential' } } }],
   });
   const es = find(world.response.children, 'ExternalSecret', 'k-orc-clouds-yaml')!;
-  t.same(es.spec.data, [{ secretKey: 'clouds.yaml', remoteRef: { key: 'openstack/keystone/openstack/controlplane-keystone/admin/app-credential', property: 'clouds.yaml' } }]);
+  t.same(es.spec.data, [{ secretKey: 'clouds.yaml', remoteRef: { key: 'openstack/keystone/openstack/controlplane-keystone/admin/app-credential', property: 'clouds.yaml', conversionStrategy: 'Default', decodingStrategy: 'None', metadataPolicy: 'None' } }]);
   t.same(es.spec.target, { name: 'k-orc-clouds-yaml', creationPolicy: 'Owner' });
   t.equal(es.metadata.annotations['external-secrets.io/force-sync'], sha256(appCredential(world.response.children)['clouds.yaml']!), 'force-sync = SHA-256 of the assembled clouds.yaml');
 });
@@ -63,7 +63,7 @@ t.test('SecretStoreNotReady after KORCReady (brownfield, where no earlier stage 
   t.match(conditionOf(res.status, 'AdminCredentialReady'), { status: 'False', reason: 'SecretStoreNotReady', message: /openbao-cluster-store/ });
 });
 
-t.test('WaitingForAppCredentialSecret until the Secret holds the assembled clouds.yaml', async (t) => {
+t.test('WaitingForCloudsYamlSync (not WaitingForAppCredentialSecret) while the Secret is given the assembled clouds.yaml', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
   const pendingAc: StatusOf = (c, g) => (c.kind === 'ApplicationCredential' ? orcStatus(g, { available: false }) : healthy(c, g));
@@ -72,7 +72,7 @@ t.test('WaitingForAppCredentialSecret until the Secret holds the assembled cloud
   const minted = withChild(world.children, 'ApplicationCredential', (c) => ({ ...c, status: healthy(c, c.metadata.generation) }));
   const res = await step(app, { ...world, children: minted });
   t.match(conditionOf(res.response.status, 'KORCReady'), { status: 'True' });
-  t.match(conditionOf(res.response.status, 'AdminCredentialReady'), { status: 'False', reason: 'WaitingForAppCredentialSecret', message: /does not hold the clouds.yaml of credential/ });
+  t.match(conditionOf(res.response.status, 'AdminCredentialReady'), { status: 'False', reason: 'WaitingForCloudsYamlSync', message: /is being given the clouds.yaml of credential/ }, 'the Secret holds a value: this answer writes the document');
   const es = find(res.response.children, 'ExternalSecret', 'k-orc-clouds-yaml')!;
   const before = find(world.response.children, 'ExternalSecret', 'k-orc-clouds-yaml')!;
   t.same(es.metadata.annotations, before.metadata.annotations, 'force-sync not moved before the new document is in the Secret');
@@ -112,7 +112,12 @@ t.test('the semantic compare: re-serialised but equal is accepted; stale waits; 
   t.match(conditionOf(fine.status, 'AdminCredentialReady'), { status: 'True' }, 'a matching Secret is Ready however old the rotation');
 
   const garbage = await sync(app, world.parent, world.children, materialised(world, 'clouds: [unclosed'));
-  t.match(conditionOf(garbage.status, 'AdminCredentialReady'), { status: 'False', reason: 'CloudsYamlError', message: /not a clouds.yaml document/ });
+  t.match(conditionOf(garbage.status, 'AdminCredentialReady'), { status: 'False', reason: 'WaitingForCloudsYamlSync', message: /not a clouds.yaml document/ }, 'garbage is a sync not done yet');
+  t.equal(garbage.resyncAfterSeconds, 10);
+  for (const doc of ['clouds: [unclosed', '- a list', '42']) {
+    const stuck = await sync(app, old, world.children, materialised(world, doc));
+    t.match(conditionOf(stuck.status, 'AdminCredentialReady'), { reason: 'CloudsYamlSyncStuck' }, `${JSON.stringify(doc)} escalates after 15 minutes like a stale one`);
+  }
   t.notMatch(JSON.stringify(garbage.status), value, 'the credential never appears in a message');
 });
 

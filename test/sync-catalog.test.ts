@@ -46,13 +46,18 @@ t.test('after an edit: WaitingForCatalog until K-ORC is Available for the new ge
   const edited = structuredClone(world.parent);
   edited.metadata.generation = 2;
   edited.spec.services.keystone.publicEndpoint = 'https://keystone.example.com/v3';
-  // Keystone's spec changes too; keep it Ready so the chain reaches the catalog.
-  const res = await sync(app, edited, world.children, world.related);
+  // Keystone's spec changes too (bootstrap.publicEndpoint): honest readiness stops the chain there
+  // until Keystone carries it, and the catalog objects stay as they were.
+  const first = await sync(app, edited, world.children, world.related);
+  t.match(conditionOf(first.status, 'KeystoneReady'), { status: 'False', reason: 'WaitingForKeystone', message: /does not carry the desired spec yet/ });
+  t.equal(find(first.children, 'Endpoint')!.spec.resource.url, find(world.children, 'Endpoint')!.spec.resource.url, 'not reached: kept as last applied');
+  const keystoneApplied = applyResponse(first.children, edited, healthy, world.children);
+  const res = await sync(app, edited, keystoneApplied, world.related);
   t.match(conditionOf(res.status, 'CatalogReady'), { status: 'False', reason: 'WaitingForCatalog', message: /Endpoint controlplane-keystone-identity-endpoint does not carry the desired spec yet/ });
   t.equal(find(res.children, 'Endpoint')!.spec.resource.url, 'https://keystone.example.com/v3');
   // Applied: the Endpoint's generation moved, K-ORC has not caught up (its conditions are stale).
   const staleStatus: StatusOf = (c, g) => (c.kind === 'Endpoint' ? orcStatus(g - 1) : healthy(c, g));
-  const applied = applyResponse(res.children, edited, staleStatus, world.children);
+  const applied = applyResponse(res.children, edited, staleStatus, keystoneApplied);
   t.equal(find(applied, 'Endpoint')!.metadata.generation, 2);
   const stale = await sync(app, edited, applied, world.related);
   t.match(conditionOf(stale.status, 'CatalogReady'), { status: 'False', reason: 'WaitingForCatalog', message: /not yet Available for its current generation/ });

@@ -34,24 +34,20 @@ t.test('WaitingForAdminPassword: no K-ORC child is created until the password is
   t.match(conditionOf(res.status, 'KORCReady'), { reason: 'WaitingForAdminPassword', message: /has no key "password"/ });
 });
 
-t.test('first mint: the secret is written before the AC, then the AC is minted; ApplicationCredentialMinted', async (t) => {
+t.test('first mint in one pass: the AC comes with the answer that first writes its secret; ApplicationCredentialMinted', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
   // Everything up to Keystone converged, K-ORC has not been reached yet.
   const before = await converge(app, managedCP(), [clusterSecretStore()], healthy, null);
-  const first = await step(app, before);
-  t.match(conditionOf(first.response.status, 'KORCReady'), { status: 'False', reason: 'WaitingForApplicationCredential', message: /Writing the application-credential secret/ });
-  t.notOk(acOf(first.response.children), 'no AC before its secret is observed');
-  const value = appCredential(first.response.children).value!;
-  t.match(value, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, base64url');
-
-  const second = await step(app, first, acPending);
+  t.notOk(find(before.response.children, 'Secret', N.ac), 'no app-credential Secret yet');
+  const second = await step(app, before, acPending);
   const ac = acOf(second.response.children)!;
-  t.ok(ac, 'the AC is created once the secret is observed');
-  t.equal(appCredential(second.response.children).value, value, 'the observed value is carried over');
+  t.ok(ac, 'the AC is in the same answer that writes the Secret (K-ORC waits for the Secret on its own)');
+  const value = appCredential(second.response.children).value!;
+  t.match(value, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, base64url');
   t.match(conditionOf(second.response.status, 'KORCReady'), { reason: 'WaitingForApplicationCredential', message: /is being created/ });
   t.same(ac.metadata.labels, { 'c5c3.io/controlplane': 'controlplane-keystone', 'c5c3.io/credential': 'admin-application-credential' });
-  t.same(ac.metadata.annotations, { 'forge.c5c3.io/admin-password-hash': sha256(ADMIN_PASSWORD), 'c5c3.io/secret-sha256': sha256(value) });
+  t.same(ac.metadata.annotations, { 'forge.c5c3.io/admin-password-hash': sha256(ADMIN_PASSWORD), 'c5c3.io/secret-sha256': sha256(value), 'c5c3.io/rotation-requests': '' });
   t.same(ac.spec, {
     cloudCredentialsRef: { cloudName: 'admin', secretName: N.passwordCloud },
     managementPolicy: 'managed',
@@ -64,6 +60,7 @@ t.test('first mint: the secret is written before the AC, then the AC is minted; 
     },
   });
   t.equal(find(second.response.children, 'Secret', N.ac)!.metadata.annotations['c5c3.io/minted-secret-sha256'], sha256(value), 'the secret is recorded as used');
+  const first = second;
 
   const pending = await step(app, second, acPending);
   t.match(conditionOf(pending.response.status, 'KORCReady'), { reason: 'WaitingForApplicationCredential', message: /not yet Available/ });
@@ -79,6 +76,7 @@ t.test('first mint: the secret is written before the AC, then the AC is minted; 
       admin: {
         auth: { auth_url: 'http://controlplane-keystone-keystone.openstack.svc:5000/v3', application_credential_id: `id-${ac.spec.resource.name}`, application_credential_secret: value },
         auth_type: 'v3applicationcredential',
+        endpoint_type: 'internal',
         identity_api_version: 3,
         region_name: 'RegionOne',
       },
@@ -107,6 +105,7 @@ t.test('the password cloud and the imports; cloudName honoured in every clouds.y
           user_domain_name: 'Default',
           project_domain_name: 'Default',
         },
+        endpoint_type: 'internal',
         identity_api_version: 3,
         region_name: 'RegionTwo',
       },
@@ -263,7 +262,7 @@ t.test('re-mint on a pending CredentialRotation request; honoured once; latched 
     status: { lastTriggeredGeneration: generation },
   });
   const world = await converge(app, managedCP(), [clusterSecretStore(), request(1)]);
-  t.equal(acOf(world.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'rotate-admin/1', 'the first mint lists the request latched before it');
+  t.equal(acOf(world.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'uid-cr-1/1', 'the first mint lists the request latched before it');
   t.match(conditionOf(world.response.status, 'Ready'), { status: 'True' }, 'and no extra re-mint');
 
   const base = [clusterSecretStore(), request(2)];
@@ -271,7 +270,7 @@ t.test('re-mint on a pending CredentialRotation request; honoured once; latched 
   t.notOk(acOf(res.children), 'a new request starts a re-mint');
   t.match(conditionOf(res.status, 'KORCReady'), { reason: 'ReMinting', message: /CredentialRotation rotate-admin requested a re-mint \(generation 2\)/ });
   const after = await converge(app, { ...world.parent, status: res.status }, base, healthy, ADMIN_PASSWORD, withoutAc(applyResponse(res.children, world.parent, healthy, world.children)));
-  t.equal(acOf(after.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'rotate-admin/2');
+  t.equal(acOf(after.children)!.metadata.annotations['c5c3.io/rotation-requests'], 'uid-cr-1/2');
   t.match(conditionOf(after.response.status, 'Ready'), { status: 'True' }, 'honoured once, never replayed');
   const other = { apiVersion: 'c5c3.io/v1alpha1', kind: 'CredentialRotation', metadata: { name: 'other-ns', namespace: 'elsewhere', uid: 'u9' }, spec: { target: 'adminApplicationCredential' }, status: { lastTriggeredGeneration: 5 } };
   const ignored = await sync(app, after.parent, after.children, [...after.related, other, { ...request(0, 'uid-cr-2'), metadata: { ...request(0).metadata, uid: 'uid-cr-2', name: 'unlatched' } }]);

@@ -136,10 +136,10 @@ for (const [stage, condition, esName, waitingReason, readyReason] of [
       es.spec.data,
       stage === 'DBCredentials'
         ? [
-            { secretKey: 'username', remoteRef: { key: 'openstack/keystone/openstack/controlplane-keystone/db', property: 'username' } },
-            { secretKey: 'password', remoteRef: { key: 'openstack/keystone/openstack/controlplane-keystone/db', property: 'password' } },
+            { secretKey: 'username', remoteRef: { key: 'openstack/keystone/openstack/controlplane-keystone/db', property: 'username', conversionStrategy: 'Default', decodingStrategy: 'None', metadataPolicy: 'None' } },
+            { secretKey: 'password', remoteRef: { key: 'openstack/keystone/openstack/controlplane-keystone/db', property: 'password', conversionStrategy: 'Default', decodingStrategy: 'None', metadataPolicy: 'None' } },
           ]
-        : [{ secretKey: 'password', remoteRef: { key: 'bootstrap/openstack/controlplane-keystone-keystone/admin', property: 'password' } }],
+        : [{ secretKey: 'password', remoteRef: { key: 'bootstrap/openstack/controlplane-keystone-keystone/admin', property: 'password', conversionStrategy: 'Default', decodingStrategy: 'None', metadataPolicy: 'None' } }],
     );
 
     // The first managed stage meets the store outage; the stages after it keep their condition.
