@@ -93,7 +93,7 @@ t.test('HTTP: a sync of a reference-operator AC adopts it, keeps everything and 
   await runPhase(sim, cp, PHASES.converge!);
   await runPhase(sim, cp, PHASES['reference-operator']!);
   const parent = sim.get(cp)!;
-  const children = controlled(sim, parent.metadata.uid).map((o) => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, 'controller-uid': parent.metadata.uid } } }));
+  const children: Obj[] = controlled(sim, parent.metadata.uid).map((o) => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, 'controller-uid': parent.metadata.uid } } }));
   const secretNames = [`${cp.name}-keystone-admin-credentials`, 'k-orc-clouds-yaml'];
   const related = [clusterSecretStore(), ...sim.cluster.list((o) => o.kind === 'Secret' && secretNames.includes(o.metadata.name))];
   const { app } = await testServer();
