@@ -76,6 +76,7 @@ const ADDED_FIELDS = new Set([
   'SecretAggregate spec.target',
   'SecretAggregate status.observedGeneration',
   'CredentialRotation status.lastTriggeredTime',
+  'ControlPlane status.unappliedChildren',
 ]);
 
 function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: string) {

@@ -353,6 +353,17 @@ export const AdminApplicationCredentialStatus = Type.Object(
   { description: 'Observed state of the K-ORC admin application credential.' },
 );
 
+export const UnappliedChild = Type.Object(
+  {
+    apiVersion: Type.String({ description: 'apiVersion of the child.' }),
+    digest: Type.String({ description: 'SHA-256 hex of what was asked (a new ask restarts the clock).' }),
+    kind: Type.String({ description: 'Kind of the child.' }),
+    name: Type.String({ description: 'Name of the child.' }),
+    since: Type.String({ format: 'date-time', description: 'When it was first asked for.' }),
+  },
+  { description: 'A child that does not yet carry what this ControlPlane asked of it.' },
+);
+
 export const ControlPlaneStatus = Type.Object(
   {
     adminApplicationCredential: Type.Optional(AdminApplicationCredentialStatus),
@@ -364,6 +375,13 @@ export const ControlPlaneStatus = Type.Object(
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['name'],
       } as KubeOptions),
+    ),
+    unappliedChildren: Type.Optional(
+      Type.Array(UnappliedChild, {
+        description:
+          'Children asked for that do not yet carry what was asked, and since when; past 5 minutes the owning stage reports its seed error reason.',
+        maxItems: 64,
+      }),
     ),
     updatePhase: Type.Optional(StringEnum(UPDATE_PHASES, { description: 'Release-update phase (Idle today).' })),
   },

@@ -100,6 +100,13 @@ export const TIMEOUT_SECONDS = {
   reMintStall: 5 * 60,
   orcTeardownStall: 5 * 60,
   cloudsYamlSyncStuck: 15 * 60,
+  /**
+   * A child still not carrying what was asked (or still absent) this long after it was asked
+   * for is refused, not waited for: 20 of the longest stage wait (15 s), the same bound as the
+   * other stalls. Metacontroller retries a failed apply with backoff and on every resync, so a
+   * legitimate apply lands within seconds.
+   */
+  childNotApplied: 5 * 60,
 } as const;
 
 /** Whole seconds from an RFC 3339 time to `now`; undefined when the time is unreadable. */

@@ -15,6 +15,7 @@ import { korcStage } from './stages/korc.js';
 import { adminCredentialStage } from './stages/admin-credential.js';
 import { catalogStage } from './stages/catalog.js';
 import { invalidSpec } from './stages/invalid-spec.js';
+import { trackUnapplied, type UnappliedChild } from './unapplied.js';
 
 export const STAGE_TABLE: readonly Stage[] = [
   infrastructureStage, // gate: none                 → InfrastructureReady
@@ -40,6 +41,8 @@ export interface PipelineResult {
   children: KubeObject[];
   resyncAfterSeconds?: number;
   trace: StageTrace[];
+  /** Children asked for this pass that are not yet observed as asked (status.unappliedChildren). */
+  unapplied: UnappliedChild[];
 }
 
 /** Schema errors that belong to `stage`: under one of its read paths (the first stage takes the rest). */
@@ -52,11 +55,16 @@ function errorsFor(stage: Stage, index: number, errors: string[], table: readonl
   });
 }
 
-export function runPipeline(input: Omit<StageInput, 'decided'>, table: readonly Stage[] = STAGE_TABLE): PipelineResult {
+export function runPipeline(
+  input: Omit<StageInput, 'decided'>,
+  table: readonly Stage[] = STAGE_TABLE,
+  previousUnapplied: UnappliedChild[] = [],
+): PipelineResult {
   const decided = new Map<string, Condition>();
   const desired: KubeObject[] = [];
   const released = new Set<string>();
   const trace: StageTrace[] = [];
+  const unapplied: UnappliedChild[] = [];
   let resyncAfterSeconds: number | undefined;
   let stopped = false;
 
@@ -64,8 +72,12 @@ export function runPipeline(input: Omit<StageInput, 'decided'>, table: readonly 
     if (stopped) return;
     const started = performance.now();
     const schemaErrors = errorsFor(stage, index, input.specErrors, table);
-    const result: StageResult =
+    let result: StageResult =
       schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run({ ...input, decided });
+    // A child the API server keeps refusing is the seed's error, not an eternal wait.
+    const tracked = trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.now);
+    unapplied.push(...tracked.entries);
+    if (tracked.error) result = { ...result, condition: tracked.error, outcome: { kind: 'failed', requeueSeconds: stage.interval } };
     trace.push({ name: stage.name, conditionType: stage.conditionType, seconds: (performance.now() - started) / 1000, outcome: result.outcome.kind });
     decided.set(
       stage.conditionType,
@@ -81,5 +93,5 @@ export function runPipeline(input: Omit<StageInput, 'decided'>, table: readonly 
 
   const children = keepObserved(desired, input.children, released);
   assertKeepsObserved(children, input.children, released);
-  return { decided, children, resyncAfterSeconds, trace };
+  return { decided, children, resyncAfterSeconds, trace, unapplied };
 }

@@ -7,6 +7,7 @@ import { decideCondition, type Condition, type ConditionDecision } from '../k8s/
 import type { CredentialStatus } from './korc/credential-status.js';
 import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS } from './conditions.js';
 import type { ControlPlaneRef } from './stage.js';
+import type { UnappliedChild } from './unapplied.js';
 
 
 /** Ready aggregate: True/AllReady only when all seven sub-conditions are True. */
@@ -27,6 +28,8 @@ export interface StatusInput {
   now: Date;
   /** Overrides the Ready aggregate (the duplicate guard). */
   ready?: ConditionDecision;
+  /** Children asked for and not yet observed as asked (omitted when none). */
+  unapplied?: UnappliedChild[];
 }
 
 export function buildStatus(input: StatusInput): Record<string, unknown> {
@@ -51,5 +54,6 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
     services: [keystone],
   };
   if (input.credential) status.adminApplicationCredential = input.credential;
+  if (input.unapplied && input.unapplied.length > 0) status.unappliedChildren = input.unapplied;
   return status;
 }

@@ -12,6 +12,7 @@ import { buildStatus } from './status.js';
 import { previousConditions } from '../k8s/conditions.js';
 import { controlPlaneRef } from './stage.js';
 import { credentialStatus } from './korc/credential-status.js';
+import { previousUnapplied } from './unapplied.js';
 
 export interface SyncRequest {
   parent: ControlPlaneParent;
@@ -61,10 +62,14 @@ export function syncControlPlane(request: SyncRequest, context: SyncContext): Co
     };
   }
 
-  const result = runPipeline({ cp, spec, specErrors: errors, children, related, previous, credential, now: context.now, random: context.random });
+  const result = runPipeline(
+    { cp, spec, specErrors: errors, children, related, previous, credential, now: context.now, random: context.random },
+    undefined,
+    previousUnapplied(parent.status),
+  );
   for (const trace of result.trace) context.onStage?.(trace);
   const response: CompositeHookResponse = {
-    status: buildStatus({ ...statusBase, decided: result.decided }),
+    status: buildStatus({ ...statusBase, decided: result.decided, unapplied: result.unapplied }),
     children: result.children,
   };
   if (result.resyncAfterSeconds !== undefined) response.resyncAfterSeconds = result.resyncAfterSeconds;

@@ -1,0 +1,107 @@
+// Children the API server keeps refusing (seed 000's `…Error` rows, issue 22): a child this
+// service asks for normally carries what was asked by the next pass. One that still does not (or
+// is still absent) 5 minutes after it was first asked for is not "waiting": its stage reports the
+// seed's error reason for that kind, with a message saying what differs. The hooks keep no state,
+// so "since when" lives in the parent's status (`status.unappliedChildren`), keyed by the child
+// and a digest of what was asked: asking for something else starts the clock again.
+import { createHash } from 'node:crypto';
+import { carriesValue } from '../k8s/carries.js';
+import type { ConditionDecision } from '../k8s/conditions.js';
+import { identity, isTerminating, type KubeObject, type ObjectIndex } from '../k8s/observed.js';
+import { at, isObject } from '../k8s/read.js';
+import { CONDITION, REASON, TIMEOUT_SECONDS, secondsSince } from './conditions.js';
+
+export interface UnappliedChild {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  /** When this service first asked for what `digest` names (RFC 3339). */
+  since: string;
+  /** SHA-256 hex of the desired object. */
+  digest: string;
+}
+
+const digestOf = (desired: KubeObject) => createHash('sha256').update(JSON.stringify(desired)).digest('hex');
+const keyOf = (c: { apiVersion: string; kind: string; name: string }) => `${c.apiVersion}|${c.kind}|${c.name}`;
+
+/** The previous status' entries (anything malformed is dropped, not trusted). */
+export function previousUnapplied(status: unknown): UnappliedChild[] {
+  const raw = at(status, 'unappliedChildren');
+  if (!Array.isArray(raw)) return [];
+  return raw.filter(
+    (e): e is UnappliedChild =>
+      isObject(e) && ['apiVersion', 'kind', 'name', 'since', 'digest'].every((k) => typeof e[k] === 'string'),
+  );
+}
+
+/** Paths (at most three) where `live` does not carry `want`. */
+function differences(live: unknown, want: unknown, path: string, out: string[]): void {
+  if (out.length >= 3 || carriesValue(live, want)) return;
+  if (isObject(want) && isObject(live) && path.split('.').length < 4) {
+    for (const key of Object.keys(want)) differences(live[key], want[key], path ? `${path}.${key}` : key, out);
+  } else {
+    out.push(path || 'the object');
+  }
+}
+
+/** The seed's error reason of a stage for one of its children. */
+function errorReason(conditionType: string, child: KubeObject): string {
+  switch (child.kind) {
+    case 'MariaDB':
+      return REASON.MariaDBError;
+    case 'Memcached':
+      return REASON.MemcachedError;
+    case 'Keystone':
+      return REASON.KeystoneError;
+    case 'PushSecret':
+      return REASON.PushSecretError;
+    case 'Service':
+      return REASON.ServiceError;
+    case 'Endpoint':
+      return REASON.EndpointError;
+    case 'ExternalSecret':
+      return conditionType === CONDITION.KORC ? REASON.CloudsYamlError : REASON.ExternalSecretError;
+    case 'Secret':
+      return child.metadata.name.endsWith('-admin-password-cloud') ? REASON.PasswordCloudError : REASON.SecretError;
+    default:
+      return REASON.ApplicationCredentialError;
+  }
+}
+
+export interface Unapplied {
+  /** This pass's entries for the stage's children that do not carry what is asked. */
+  entries: UnappliedChild[];
+  /** The error condition when one of them is overdue. */
+  error?: ConditionDecision;
+}
+
+/** Track the children one stage asks for this pass against what is observed. */
+export function trackUnapplied(conditionType: string, desired: KubeObject[], observed: ObjectIndex, previous: UnappliedChild[], now: Date): Unapplied {
+  const before = new Map(previous.map((e) => [keyOf(e), e]));
+  const entries: UnappliedChild[] = [];
+  const overdue: string[] = [];
+  let reason: string | undefined;
+  for (const want of desired) {
+    const live = observed.getById(identity(want));
+    if (live && (isTerminating(live) || carriesValue(live, want))) continue;
+    const digest = digestOf(want);
+    const key = { apiVersion: want.apiVersion, kind: want.kind, name: want.metadata.name };
+    const earlier = before.get(keyOf(key));
+    const since = earlier && earlier.digest === digest ? earlier.since : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    entries.push({ ...key, since, digest });
+    const age = secondsSince(since, now) ?? 0;
+    if (age > TIMEOUT_SECONDS.childNotApplied) {
+      reason ??= errorReason(conditionType, want);
+      const label = `${want.kind} ${want.metadata.name}`;
+      if (!live) overdue.push(`${label} still does not exist ${Math.floor(age / 60)} minutes after it was asked for`);
+      else {
+        const paths: string[] = [];
+        differences(live, want, '', paths);
+        overdue.push(`${label} still does not carry ${paths.join(', ')} as asked ${Math.floor(age / 60)} minutes ago`);
+      }
+    }
+  }
+  if (overdue.length === 0) return { entries };
+  const message = `${overdue.join('; ')}: the API server or an admission webhook refuses it (see the ControlPlane's SyncError events and Metacontroller's log)`;
+  return { entries, error: { status: 'False', reason: reason!, message } };
+}
