@@ -356,7 +356,7 @@ export const AdminApplicationCredentialStatus = Type.Object(
 export const UnappliedChild = Type.Object(
   {
     apiVersion: Type.String({ description: 'apiVersion of the child.' }),
-    digest: Type.String({ description: 'SHA-256 hex of what was asked (a new ask restarts the clock).' }),
+    generation: Int64({ description: 'The ControlPlane generation it was asked for (a spec change restarts the clock).' }),
     kind: Type.String({ description: 'Kind of the child.' }),
     name: Type.String({ description: 'Name of the child.' }),
     since: Type.String({ format: 'date-time', description: 'When it was first asked for.' }),

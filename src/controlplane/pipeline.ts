@@ -75,7 +75,7 @@ export function runPipeline(
     let result: StageResult =
       schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run({ ...input, decided });
     // A child the API server keeps refusing is the seed's error, not an eternal wait.
-    const tracked = trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.now);
+    const tracked = trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, input.now);
     unapplied.push(...tracked.entries);
     if (tracked.error) result = { ...result, condition: tracked.error, outcome: { kind: 'failed', requeueSeconds: stage.interval } };
     trace.push({ name: stage.name, conditionType: stage.conditionType, seconds: (performance.now() - started) / 1000, outcome: result.outcome.kind });

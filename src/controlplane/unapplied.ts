@@ -3,8 +3,9 @@
 // is still absent) 5 minutes after it was first asked for is not "waiting": its stage reports the
 // seed's error reason for that kind, with a message saying what differs. The hooks keep no state,
 // so "since when" lives in the parent's status (`status.unappliedChildren`), keyed by the child
-// and a digest of what was asked: asking for something else starts the clock again.
-import { createHash } from 'node:crypto';
+// and the ControlPlane generation it was asked for: a spec change starts the clock again. (Not
+// a digest of the child: children carry secrets and values derived from them, which must not
+// leak into status, and which captured payloads replace with placeholders.)
 import { carriesValue } from '../k8s/carries.js';
 import type { ConditionDecision } from '../k8s/conditions.js';
 import { identity, isTerminating, type KubeObject, type ObjectIndex } from '../k8s/observed.js';
@@ -15,13 +16,11 @@ export interface UnappliedChild {
   apiVersion: string;
   kind: string;
   name: string;
-  /** When this service first asked for what `digest` names (RFC 3339). */
+  /** When this service first asked for it at `generation` (RFC 3339). */
   since: string;
-  /** SHA-256 hex of the desired object. */
-  digest: string;
+  /** The ControlPlane's metadata.generation when it was first asked for. */
+  generation: number;
 }
-
-const digestOf = (desired: KubeObject) => createHash('sha256').update(JSON.stringify(desired)).digest('hex');
 const keyOf = (c: { apiVersion: string; kind: string; name: string }) => `${c.apiVersion}|${c.kind}|${c.name}`;
 
 /** The previous status' entries (anything malformed is dropped, not trusted). */
@@ -30,7 +29,7 @@ export function previousUnapplied(status: unknown): UnappliedChild[] {
   if (!Array.isArray(raw)) return [];
   return raw.filter(
     (e): e is UnappliedChild =>
-      isObject(e) && ['apiVersion', 'kind', 'name', 'since', 'digest'].every((k) => typeof e[k] === 'string'),
+      isObject(e) && ['apiVersion', 'kind', 'name', 'since'].every((k) => typeof e[k] === 'string') && typeof e.generation === 'number',
   );
 }
 
@@ -76,7 +75,14 @@ export interface Unapplied {
 }
 
 /** Track the children one stage asks for this pass against what is observed. */
-export function trackUnapplied(conditionType: string, desired: KubeObject[], observed: ObjectIndex, previous: UnappliedChild[], now: Date): Unapplied {
+export function trackUnapplied(
+  conditionType: string,
+  desired: KubeObject[],
+  observed: ObjectIndex,
+  previous: UnappliedChild[],
+  generation: number,
+  now: Date,
+): Unapplied {
   const before = new Map(previous.map((e) => [keyOf(e), e]));
   const entries: UnappliedChild[] = [];
   const overdue: string[] = [];
@@ -84,11 +90,10 @@ export function trackUnapplied(conditionType: string, desired: KubeObject[], obs
   for (const want of desired) {
     const live = observed.getById(identity(want));
     if (live && (isTerminating(live) || carriesValue(live, want))) continue;
-    const digest = digestOf(want);
     const key = { apiVersion: want.apiVersion, kind: want.kind, name: want.metadata.name };
     const earlier = before.get(keyOf(key));
-    const since = earlier && earlier.digest === digest ? earlier.since : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-    entries.push({ ...key, since, digest });
+    const since = earlier && earlier.generation === generation ? earlier.since : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    entries.push({ ...key, since, generation });
     const age = secondsSince(since, now) ?? 0;
     if (age > TIMEOUT_SECONDS.childNotApplied) {
       reason ??= errorReason(conditionType, want);
