@@ -1,22 +1,15 @@
 // Whole lifecycles under the Metacontroller model with simulated operators (src/sim/): the
 // guarantees of issue 7, item 4, for a managed and a brownfield ControlPlane.
 import t, { type Test } from 'tap';
-import { buildServer } from '../src/server.js';
-import { seededRandom } from '../src/random.js';
-import { Simulation } from '../src/sim/simulation.js';
+import { simulation as simulate } from './support/simulation.js';
+import type { Simulation } from '../src/sim/simulation.js';
 import { PHASES, SCENARIOS, runPhase, adminCredentialId, conditionOf } from '../src/sim/scenarios.js';
 import { aggregateNames } from '../src/sim/aggregate-phases.js';
 import type { ObjectRef } from '../src/sim/cluster.js';
 import { brownfieldCP, managedCP } from './support/sync.js';
 import type { Obj } from './support/shared.js';
 
-async function simulation(t: Test, cpInput: Obj): Promise<{ sim: Simulation; cp: ObjectRef }> {
-  let sim: Simulation | undefined;
-  const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom('lifecycle'), overload: { maxEventLoopDelayMs: 0 } });
-  t.teardown(() => app.close());
-  sim = new Simulation({ app });
-  return { sim, cp: sim.createControlPlane(cpInput) };
-}
+const simulation = (t: Test, cpInput: Obj) => simulate(t, cpInput, 'lifecycle');
 
 const ctxOf = (sim: Simulation, cp: ObjectRef) => ({ sim, cp, uid: '', startId: undefined, startMints: 0, records: [] });
 const childChanges = (records: { changes: { verb: string; object: string; by: string }[] }[]) => records.flatMap((r) => r.changes);

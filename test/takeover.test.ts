@@ -3,25 +3,17 @@
 // operator leaves it converge with zero deletions, zero mints and every child kept (same uid);
 // each step is needed; and the sync hook adopts a reference-operator AC at the HTTP level.
 import t, { type Test } from 'tap';
-import { buildServer } from '../src/server.js';
-import { seededRandom } from '../src/random.js';
-import { Simulation } from '../src/sim/simulation.js';
+import { simulation as simulate } from './support/simulation.js';
+import type { Simulation } from '../src/sim/simulation.js';
 import { PHASES, runPhase, adminCredentialId, conditionOf } from '../src/sim/scenarios.js';
 import { REFERENCE_FINALIZER } from '../src/sim/takeover-phases.js';
-import type { ObjectRef } from '../src/sim/cluster.js';
 import { brownfieldCP, managedCP, sync } from './support/sync.js';
 import { testServer } from './support/server.js';
 import { clusterSecretStore } from './support/world.js';
 import { acOf, find, names, sha256 } from './support/korc.js';
 import type { Obj } from './support/shared.js';
 
-async function simulation(t: Test, cpInput: Obj): Promise<{ sim: Simulation; cp: ObjectRef }> {
-  let sim: Simulation | undefined;
-  const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom('takeover'), overload: { maxEventLoopDelayMs: 0 } });
-  t.teardown(() => app.close());
-  sim = new Simulation({ app });
-  return { sim, cp: sim.createControlPlane(cpInput) };
-}
+const simulation = (t: Test, cpInput: Obj) => simulate(t, cpInput, 'takeover');
 
 const controlled = (sim: Simulation, uid: string) => sim.cluster.list((o) => (o.metadata.ownerReferences ?? []).some((r: Obj) => r.controller && r.uid === uid));
 
