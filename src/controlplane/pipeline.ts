@@ -77,7 +77,8 @@ export function runPipeline(
     // A child the API server keeps refusing is the seed's error, not an eternal wait.
     const tracked = trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, input.now);
     unapplied.push(...tracked.entries);
-    if (tracked.error) result = { ...result, condition: tracked.error, outcome: { kind: 'failed', requeueSeconds: stage.interval } };
+    // A failed stage starts nothing: a re-mint it was about to start waits (the AC is kept).
+    if (tracked.error) result = { condition: tracked.error, outcome: { kind: 'failed', requeueSeconds: stage.interval }, children: result.children };
     trace.push({ name: stage.name, conditionType: stage.conditionType, seconds: (performance.now() - started) / 1000, outcome: result.outcome.kind });
     decided.set(
       stage.conditionType,
