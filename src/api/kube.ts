@@ -107,7 +107,7 @@ export const LocalObjectReference = (description: string) =>
   );
 
 /** A top-level custom resource: TypeMeta, free metadata (the API server owns it), spec, status. */
-export function CustomResource<S extends TSchema, T extends TSchema>(spec: S, status: T, description: string) {
+export function CustomResource<S extends TSchema, T extends TSchema>(spec: S, status: T, description: string, options: KubeOptions = {}) {
   return Type.Object(
     {
       apiVersion: Type.Optional(Type.String()),
@@ -116,7 +116,7 @@ export function CustomResource<S extends TSchema, T extends TSchema>(spec: S, st
       spec: Type.Optional(spec),
       status: Type.Optional(status),
     },
-    { description },
+    { description, ...options },
   );
 }
 
