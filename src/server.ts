@@ -12,6 +12,7 @@ import { formatError } from './api/validate.js';
 import { HOOK_ROUTES, type HookContext } from './routes.js';
 import { CaptureWriter } from './capture/capture.js';
 import { seededRandom } from './random.js';
+import { parseJsonBody } from './json-body.js';
 
 export interface ServerOptions {
   /** Log level for the default JSON logger (ignored when `logger` is given). */
@@ -84,8 +85,6 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   const fastifyOptions: FastifyServerOptions & { https?: unknown } = {
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: {
@@ -98,6 +97,9 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   const app = Fastify(fastifyOptions) as unknown as HooksServer;
   // Hooks take JSON only: a text/plain body is refused (415) instead of parsed as a string.
   app.removeContentTypeParser('text/plain');
+  // Bounded nesting, `__proto__` kept as an ordinary key (json-body.ts).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   const metrics = createMetrics();
   const capture = options.capture
     ? new CaptureWriter(options.capture.dir, options.capture.key, (err) => app.log.error({ err: { code: (err as NodeJS.ErrnoException).code } }, 'capture write failed'))

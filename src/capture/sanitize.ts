@@ -10,6 +10,7 @@
 import { createHmac } from 'node:crypto';
 import { parse, stringify } from 'yaml';
 import { sha256Hex as sha256 } from '../k8s/secret.js';
+import { parseBounded } from '../k8s/json-depth.js';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
@@ -40,12 +41,9 @@ function cloudsDocument(text: string): JsonObject | undefined {
 }
 
 function parseJson(text: string): Json | undefined {
+  // Bounded like a request body (k8s/json-depth.ts): deeper is left a string, never a stack overflow.
   if (!text.startsWith('{') && !text.startsWith('[')) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  return parseBounded(text);
 }
 
 export class Sanitizer {

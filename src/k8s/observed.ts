@@ -4,6 +4,7 @@
 import { isObject, stringAt } from './read.js';
 import type { KindInfo } from './kinds.js';
 import { findCondition, isConditionTrue } from './conditions.js';
+import { parseBounded } from './json-depth.js';
 
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -63,12 +64,9 @@ function isKubeObject(obj: unknown): obj is KubeObject {
 export function lastApplied(obj: KubeObject): KubeObject | undefined {
   const raw = stringAt(obj, 'metadata', 'annotations', LAST_APPLIED_ANNOTATION);
   if (raw === undefined) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return isKubeObject(parsed) && identity(parsed) === identity(obj) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
+  // Bounded like a request body (json-depth.ts): deeper reads as unreadable, never a stack overflow.
+  const parsed = parseBounded(raw);
+  return isKubeObject(parsed) && identity(parsed) === identity(obj) ? parsed : undefined;
 }
 
 /**
