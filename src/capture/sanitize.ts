@@ -109,16 +109,16 @@ export class Sanitizer {
     if (Array.isArray(value)) return value.map((v) => this.rewrite(v, table));
     if (!isObject(value)) return value;
     const secret = isSecret(value);
-    const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (secret && (k === 'data' || k === 'stringData') && isObject(v)) {
-        const encoded = k === 'data';
-        out[k] = Object.fromEntries(Object.entries(v).map(([dk, dv]) => [dk, typeof dv === 'string' ? this.secretValue(dv, encoded, table) : dv]));
-      } else {
-        out[k] = this.rewrite(v, table);
-      }
-    }
-    return out;
+    // fromEntries defines own properties: a key named __proto__ stays a key (never a prototype).
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => {
+        if (secret && (k === 'data' || k === 'stringData') && isObject(v)) {
+          const encoded = k === 'data';
+          return [k, Object.fromEntries(Object.entries(v).map(([dk, dv]) => [dk, typeof dv === 'string' ? this.secretValue(dv, encoded, table) : dv]))];
+        }
+        return [k, this.rewrite(v, table)];
+      }),
+    );
   }
 
   /** A Secret data value: its mapped form, or (never learnt) a placeholder all the same. */
