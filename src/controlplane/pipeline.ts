@@ -15,6 +15,7 @@ import { korcStage } from './stages/korc.js';
 import { adminCredentialStage } from './stages/admin-credential.js';
 import { catalogStage } from './stages/catalog.js';
 import { invalidSpec } from './stages/invalid-spec.js';
+import { withinChildLimits } from './child-limits.js';
 
 export const STAGE_TABLE: readonly Stage[] = [
   infrastructureStage, // gate: none                 → InfrastructureReady
@@ -64,8 +65,10 @@ export function runPipeline(input: Omit<StageInput, 'decided'>, table: readonly 
     if (stopped) return;
     const started = performance.now();
     const schemaErrors = errorsFor(stage, index, input.specErrors, table);
-    const result: StageResult =
-      schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run({ ...input, decided });
+    const result: StageResult = withinChildLimits(
+      schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run({ ...input, decided }),
+      stage.interval,
+    );
     trace.push({ name: stage.name, conditionType: stage.conditionType, seconds: (performance.now() - started) / 1000, outcome: result.outcome.kind });
     decided.set(
       stage.conditionType,
