@@ -5,7 +5,8 @@ import type { ErrorObject } from 'ajv';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import underPressure from '@fastify/under-pressure';
-import { DEFAULT_BODY_LIMIT, type LogLevel } from './config.js';
+import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_INFLIGHT_BYTES, type LogLevel } from './config.js';
+import { inflightBudget } from './inflight.js';
 import { loggerOptions } from './logger.js';
 import { createMetrics, outcomeOf, type Metrics } from './metrics.js';
 import { formatError } from './api/validate.js';
@@ -34,6 +35,8 @@ export interface ServerOptions {
   randomSeed?: string;
   /** Write every hook call, sanitised, into `dir` (placeholders keyed by `key`). */
   capture?: { dir: string; key: string | Buffer };
+  /** Largest sum of the hook bodies handled at once (default 8 MiB; inflight.ts). */
+  maxInflightBytes?: number;
   /** Overload protection (default: event-loop delay above 1000 ms, sampled every 500 ms). */
   overload?: OverloadOptions;
 }
@@ -153,6 +156,17 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
       }) as unknown as (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => void,
     });
   }
+
+  // Memory: the bytes of the hook bodies handled at once are bounded (inflight.ts).
+  const budget = inflightBudget(options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES, fastifyOptions.bodyLimit!);
+  app.addHook('onRequest', async (request, reply) => {
+    const hook = (request.routeOptions.config as { hook?: string } | undefined)?.hook;
+    if (!hook || budget.onRequest(request, reply)) return;
+    metrics.overloaded.inc({ hook });
+    return reply.code(429).header('retry-after', String(overload.retryAfterSeconds)).send(errorBody(429, `overloaded (request bodies in flight ${budget.bytes} bytes): retry after ${overload.retryAfterSeconds} s`));
+  });
+  app.addHook('onResponse', async (request) => budget.release(request));
+  app.addHook('onRequestAbort', async (request) => budget.release(request));
 
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody(404, `no route for ${request.method} ${request.url.split('?')[0]}`)),

@@ -80,7 +80,9 @@ export function lastApplied(obj: KubeObject): KubeObject | undefined {
 export function keepAsIs(obj: KubeObject): KubeObject {
   const applied = lastApplied(obj);
   if (applied) return applied;
-  const { status: _status, metadata, ...rest } = structuredClone(obj);
+  // A shallow copy: the answer is only serialised, never changed, so the object's content is
+  // shared with the request instead of cloned (a large observed child would double in memory).
+  const { status: _status, metadata, ...rest } = obj;
   const kept: Record<string, unknown> = { name: metadata.name };
   if (metadata.namespace) kept.namespace = metadata.namespace;
   if (isObject(metadata.labels)) kept.labels = metadata.labels;
