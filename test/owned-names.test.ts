@@ -29,6 +29,11 @@ t.test('admission refuses every child name of the ControlPlane as cloudCredentia
   t.same(admit(withSecretName(cp, `other-${cp.metadata.name}-keystone-db-credentials`)).errors, [], 'a name that only contains a child name is admitted');
   t.same(admit(withSecretName({ ...cp, metadata: { ...cp.metadata, name: 'other' } }, `${cp.metadata.name}-keystone-db-credentials`)).errors, [], "another ControlPlane's child name is not ours");
   t.same(admit(exampleControlPlane('controlplane-kind-minimal.yaml')).errors, [], 'a spec without korc is admitted (defaults)');
+  // An object admitted before the rule existed can still be updated (finalizers removed, labels
+  // changed): the rule is not ratcheted at the root, so it applies on create only.
+  const old = withSecretName(cp, `${cp.metadata.name}-keystone-db-credentials`);
+  const updated = { ...old, metadata: { ...old.metadata, labels: { changed: 'yes' }, finalizers: [] } };
+  t.same(admit(updated, old).errors, [], 'an update of an existing object is admitted');
 });
 
 t.test('the sync hook answers InvalidSpec naming the field, keeps every child, never 500', async (t) => {

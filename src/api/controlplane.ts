@@ -381,6 +381,7 @@ export const ControlPlane = CustomResource(
   cel({
     rule: ownedNameRule('spec.korc.adminCredential.cloudCredentialsRef.secretName'),
     message: 'cloudCredentialsRef.secretName must not be the name of a child of this ControlPlane (e.g. {name}-keystone-db-credentials)',
+    optionalOldSelf: true,
   }),
 );
 

@@ -12,6 +12,8 @@ export interface CelRule {
   message: string;
   /** Set for rules that only make sense on update (they read `oldSelf`). */
   reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  /** The rule runs on create too, `oldSelf` an optional (`oldSelf.hasValue()`: an update). */
+  optionalOldSelf?: boolean;
 }
 
 /** Options accepted by every builder: JSON Schema options plus the Kubernetes extensions. */

@@ -15,10 +15,15 @@ export function ownedNameProblem(cp: string, name: string): string | undefined {
   return `${name} is the name of a child of this ControlPlane (the ControlPlane name + ${suffix}); choose another name (the field is immutable: recreate the ControlPlane)`;
 }
 
-/** The CEL rule (at the root, where `self.metadata.name` is visible) refusing such a name. */
+/**
+ * The CEL rule (at the root, where `self.metadata.name` is visible) refusing such a name on
+ * create (with `optionalOldSelf`). Not on update: both names are immutable, so an update cannot
+ * make one, and a root rule is not ratcheted, so an object admitted before the rule existed could
+ * never be updated again, not even to remove its finalizers.
+ */
 export function ownedNameRule(field: string): string {
   const list = OWNED_NAME_SUFFIXES.map((s) => `'${s}'`).join(', ');
   const path = field.split('.');
   const guards = path.map((_, i) => `!has(self.${path.slice(0, i + 1).join('.')})`).join(' || ');
-  return `${guards} || ![${list}].exists(s, self.${field} == self.metadata.name + s)`;
+  return `oldSelf.hasValue() || ${guards} || ![${list}].exists(s, self.${field} == self.metadata.name + s)`;
 }
