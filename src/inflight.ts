@@ -6,11 +6,11 @@
 // always admitted when nothing else is in flight, so any body within the body limit goes through.
 // The worst case, measured by test/memory.test.ts: one body of the limit, of the most expanding
 // shape, at a time.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 
 export interface InflightBudget {
-  /** onRequest hook of the hook routes. */
-  onRequest(request: FastifyRequest, reply: FastifyReply): boolean;
+  /** onRequest hook of the hook routes: false (the caller answers 429) when the call does not fit now. */
+  onRequest(request: FastifyRequest): boolean;
   /** onResponse / onRequestAbort hook: gives the call's bytes back (once). */
   release(request: FastifyRequest): void;
   /** Bytes admitted now. */
@@ -20,7 +20,6 @@ export interface InflightBudget {
 const HELD = Symbol('c5c3.inflightBytes');
 type Held = FastifyRequest & { [HELD]?: number };
 
-/** Returns false (the caller answers 429) when the call does not fit the budget now. */
 export function inflightBudget(budgetBytes: number, bodyLimit: number): InflightBudget {
   let inflight = 0;
   return {

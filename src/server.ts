@@ -161,7 +161,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   const budget = inflightBudget(options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES, fastifyOptions.bodyLimit!);
   app.addHook('onRequest', async (request, reply) => {
     const hook = (request.routeOptions.config as { hook?: string } | undefined)?.hook;
-    if (!hook || budget.onRequest(request, reply)) return;
+    if (!hook || budget.onRequest(request)) return;
     metrics.overloaded.inc({ hook });
     return reply.code(429).header('retry-after', String(overload.retryAfterSeconds)).send(errorBody(429, `overloaded (request bodies in flight ${budget.bytes} bytes): retry after ${overload.retryAfterSeconds} s`));
   });

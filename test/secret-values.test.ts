@@ -87,3 +87,12 @@ t.test('ValueReplacer: longest first, base64 too, short values never inside text
   t.equal(r.apply(`b64 ${b64('secret-long-value')}`), `b64 ${b64('X')}`);
   t.equal(r.apply('abcdef'), 'abcdef', `values under ${MIN_SECRET_LENGTH} characters are not replaced inside words`);
 });
+
+t.test('redactConditionMessages: new condition objects, the request never changed', async (t) => {
+  const { redactConditionMessages } = await import('../src/controlplane/redact-status.js');
+  const kept = { type: 'InfrastructureReady', status: 'False', reason: 'X', message: `said ${ADMIN_PASSWORD}`, lastTransitionTime: '2026-01-01T00:00:00Z' };
+  const request = { children: {}, related: { 'Secret.v1': { 'ns/p': secret('ns', 'p', { password: ADMIN_PASSWORD }) } } };
+  const out = redactConditionMessages({ status: { conditions: [kept] }, children: [] }, request as never);
+  t.equal((out.status as Obj).conditions[0].message, 'said [redacted]');
+  t.equal(kept.message, `said ${ADMIN_PASSWORD}`, 'the condition object of the request is untouched');
+});

@@ -24,6 +24,9 @@ export function redactConditionMessages<R extends CompositeHookResponse>(respons
   const values = secretValuesOf(objectsOf(request.children, request.related));
   if (values.size === 0) return response;
   const replacer = new ValueReplacer([...values].map((v) => [v, REDACTED_VALUE] as [string, string]), false);
-  for (const c of conditions) if (isObject(c) && typeof c.message === 'string') c.message = replacer.apply(c.message);
+  // New condition objects: a kept condition may be the request's own (never changed in place).
+  (response.status as { conditions?: unknown }).conditions = conditions.map((c) =>
+    isObject(c) && typeof c.message === 'string' ? { ...c, message: replacer.apply(c.message) } : c,
+  );
   return response;
 }
