@@ -7,12 +7,16 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Hook bodies carry whole objects (managedFields included): 8 MiB by default. */
 export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
+/** The bodies handled at once, in bytes (src/inflight.ts): one body of the default limit. */
+export const DEFAULT_MAX_INFLIGHT_BYTES = 8 * 1024 * 1024;
 
 export interface Config {
   port: number;
   host: string;
   logLevel: LogLevel;
   bodyLimit: number;
+  /** MAX_INFLIGHT_BYTES: the sum of the hook bodies handled at once (429 beyond, src/inflight.ts). */
+  maxInflightBytes: number;
   /** Seconds between "not ready" and closing the listener on SIGTERM (endpoint propagation). */
   shutdownDelaySeconds: number;
   tls?: { cert: Buffer; key: Buffer };
@@ -66,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     logLevel,
     bodyLimit: size(env, 'BODY_LIMIT', DEFAULT_BODY_LIMIT),
+    maxInflightBytes: size(env, 'MAX_INFLIGHT_BYTES', DEFAULT_MAX_INFLIGHT_BYTES),
     shutdownDelaySeconds: integer(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 300),
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60000),
   };

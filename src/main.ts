@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   const app = await buildServer({
     logLevel: config.logLevel,
     bodyLimit: config.bodyLimit,
+    maxInflightBytes: config.maxInflightBytes,
     tls: config.tls,
     capture: config.capture,
     clock: fixedClock ? () => fixedClock : undefined,

@@ -16,6 +16,7 @@ import { syncControlPlane, type SyncRequest } from './controlplane/sync.js';
 import type { StageTrace } from './controlplane/pipeline.js';
 import { customizeCredentialRotation } from './credentialrotation/customize.js';
 import { finalizeControlPlane } from './controlplane/finalize.js';
+import { redactConditionMessages } from './controlplane/redact-status.js';
 import type { HookEvent } from './events.js';
 import { syncCredentialRotation, type RotationRequest } from './credentialrotation/sync.js';
 import { customizeSecretAggregate } from './secretaggregate/customize.js';
@@ -47,10 +48,10 @@ function route<B>(path: string, body: TSchema, handle: (body: B, context: HookCo
 
 export const HOOK_ROUTES: readonly HookRoute[] = [
   route<SyncRequest>('/controlplane/sync', CompositeHookRequest(ControlPlaneParent), (body, context) =>
-    syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage }),
+    redactConditionMessages(syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage }), body),
   ),
   route<SyncRequest>('/controlplane/finalize', CompositeHookRequest(ControlPlaneParent), (body, context) =>
-    finalizeControlPlane(body, { now: context.clock(), onEvent: context.onEvent }),
+    redactConditionMessages(finalizeControlPlane(body, { now: context.clock(), onEvent: context.onEvent }), body),
   ),
   route<{ parent: ControlPlaneParentT }>(
     '/controlplane/customize',

@@ -5,13 +5,15 @@ import type { ErrorObject } from 'ajv';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import underPressure from '@fastify/under-pressure';
-import { DEFAULT_BODY_LIMIT, type LogLevel } from './config.js';
+import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_INFLIGHT_BYTES, type LogLevel } from './config.js';
+import { inflightBudget } from './inflight.js';
 import { loggerOptions } from './logger.js';
 import { createMetrics, outcomeOf, type Metrics } from './metrics.js';
 import { formatError } from './api/validate.js';
 import { HOOK_ROUTES, type HookContext } from './routes.js';
 import { CaptureWriter } from './capture/capture.js';
 import { seededRandom } from './random.js';
+import { parseJsonBody } from './json-body.js';
 
 export interface ServerOptions {
   /** Log level for the default JSON logger (ignored when `logger` is given). */
@@ -33,6 +35,8 @@ export interface ServerOptions {
   randomSeed?: string;
   /** Write every hook call, sanitised, into `dir` (placeholders keyed by `key`). */
   capture?: { dir: string; key: string | Buffer };
+  /** Largest sum of the hook bodies handled at once (default 8 MiB; inflight.ts). */
+  maxInflightBytes?: number;
   /** Overload protection (default: event-loop delay above 1000 ms, sampled every 500 ms). */
   overload?: OverloadOptions;
 }
@@ -84,8 +88,6 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   const fastifyOptions: FastifyServerOptions & { https?: unknown } = {
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: {
@@ -98,6 +100,9 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   const app = Fastify(fastifyOptions) as unknown as HooksServer;
   // Hooks take JSON only: a text/plain body is refused (415) instead of parsed as a string.
   app.removeContentTypeParser('text/plain');
+  // Bounded nesting, `__proto__` kept as an ordinary key (json-body.ts).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   const metrics = createMetrics();
   const capture = options.capture
     ? new CaptureWriter(options.capture.dir, options.capture.key, (err) => app.log.error({ err: { code: (err as NodeJS.ErrnoException).code } }, 'capture write failed'))
@@ -151,6 +156,17 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
       }) as unknown as (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => void,
     });
   }
+
+  // Memory: the bytes of the hook bodies handled at once are bounded (inflight.ts).
+  const budget = inflightBudget(options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES, fastifyOptions.bodyLimit!);
+  app.addHook('onRequest', async (request, reply) => {
+    const hook = (request.routeOptions.config as { hook?: string } | undefined)?.hook;
+    if (!hook || budget.onRequest(request)) return;
+    metrics.overloaded.inc({ hook });
+    return reply.code(429).header('retry-after', String(overload.retryAfterSeconds)).send(errorBody(429, `overloaded (request bodies in flight ${budget.bytes} bytes): retry after ${overload.retryAfterSeconds} s`));
+  });
+  app.addHook('onResponse', async (request) => budget.release(request));
+  app.addHook('onRequestAbort', async (request) => budget.release(request));
 
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody(404, `no route for ${request.method} ${request.url.split('?')[0]}`)),

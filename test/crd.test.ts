@@ -66,7 +66,11 @@ const ADDED_DEFAULTS: Record<string, unknown> = {
   'spec.korc.adminCredential.passwordSecretRef.key': 'password',
 };
 // Stricter than the reference CRD, as the reference webhook was.
-const ADDED_LIMITS: Record<string, Obj> = { 'spec.services.keystone.rotationInterval': { maxLength: 32 } };
+const ADDED_LIMITS: Record<string, Obj> = {
+  'spec.services.keystone.rotationInterval': { maxLength: 32 },
+  // A Secret name; bounded so the root CEL rule comparing it with the child names stays cheap.
+  'spec.korc.adminCredential.cloudCredentialsRef.secretName': { maxLength: 253 },
+};
 
 // Fields of ours the reference does not have: the SecretAggregate API of seed 002 (the reference
 // SecretAggregate is a types-only placeholder) and the status every kind of ours reports.

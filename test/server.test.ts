@@ -56,8 +56,10 @@ t.test('malformed requests get 400 with a JSON {error, message} naming the probl
     ['missing namespace', { parent: { ...valid.parent, metadata: { name: 'x' } } }, /body\.parent\.metadata\.namespace: is required/],
     ['wrong kind', { parent: { ...valid.parent, kind: 'Secret' } }, /body\.parent\.kind/],
     ['wrong apiVersion', { parent: { ...valid.parent, apiVersion: 'c5c3.io/v9' } }, /body\.parent\.apiVersion/],
-    ['prototype pollution', '{"parent": {"__proto__": {"polluted": true}}}', /not valid JSON|prototype/i],
-    ['constructor pollution', '{"parent": {"constructor": {"prototype": {"polluted": true}}}}', /not valid JSON|prototype|constructor/i],
+    // `__proto__`/`constructor` are ordinary own keys (valid Secret keys): no pollution, and this
+    // parent is refused for what it lacks.
+    ['prototype pollution', '{"parent": {"__proto__": {"polluted": true}}}', /body\.parent\.apiVersion: is required/],
+    ['constructor pollution', '{"parent": {"constructor": {"prototype": {"polluted": true}}}}', /body\.parent\.apiVersion: is required/],
   ];
   for (const [name, body, message] of cases) {
     const res = await post(app, '/controlplane/customize', body);

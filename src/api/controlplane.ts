@@ -21,6 +21,7 @@ import {
   type KubeOptions,
 } from './kube.js';
 import { kindNames } from './group.js';
+import { ownedNameRule } from '../controlplane/owned-names.js';
 
 /** The reference webhook's defaults, named once: the schema, the docs and the tests use them. */
 export const DEFAULTS = {
@@ -279,6 +280,7 @@ const AdminCredential = Type.Object(
           secretName: Type.Optional(
             Type.String({
               default: DEFAULTS.cloudCredentialsSecretName,
+              maxLength: 253,
               description: 'Secret holding the clouds.yaml document. Immutable.',
               ...cel({ rule: 'self == oldSelf', message: 'cloudCredentialsRef.secretName is immutable' }),
             }),
@@ -393,6 +395,12 @@ export const ControlPlane = CustomResource(
   ControlPlaneStatus,
   'A whole Keystone control plane: MariaDB and Memcached, OpenBao-backed credentials, the Keystone CR, ' +
     'the K-ORC admin application credential and the identity catalog.',
+  // At the root, where metadata.name is visible: the clouds.yaml Secret is not a child's name.
+  cel({
+    rule: ownedNameRule('spec.korc.adminCredential.cloudCredentialsRef.secretName'),
+    message: 'cloudCredentialsRef.secretName must not be the name of a child of this ControlPlane (e.g. {name}-keystone-db-credentials)',
+    optionalOldSelf: true,
+  }),
 );
 
 export const CONTROLPLANE = kindNames('ControlPlane', 'controlplanes');

@@ -12,6 +12,8 @@ export interface CelRule {
   message: string;
   /** Set for rules that only make sense on update (they read `oldSelf`). */
   reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  /** The rule runs on create too, `oldSelf` an optional (`oldSelf.hasValue()`: an update). */
+  optionalOldSelf?: boolean;
 }
 
 /** Options accepted by every builder: JSON Schema options plus the Kubernetes extensions. */
@@ -107,7 +109,7 @@ export const LocalObjectReference = (description: string) =>
   );
 
 /** A top-level custom resource: TypeMeta, free metadata (the API server owns it), spec, status. */
-export function CustomResource<S extends TSchema, T extends TSchema>(spec: S, status: T, description: string) {
+export function CustomResource<S extends TSchema, T extends TSchema>(spec: S, status: T, description: string, options: KubeOptions = {}) {
   return Type.Object(
     {
       apiVersion: Type.Optional(Type.String()),
@@ -116,7 +118,7 @@ export function CustomResource<S extends TSchema, T extends TSchema>(spec: S, st
       spec: Type.Optional(spec),
       status: Type.Optional(status),
     },
-    { description },
+    { description, ...options },
   );
 }
 

@@ -41,7 +41,14 @@ export class CaptureWriter {
   }
 
   write(hook: string, clock: Date, request: unknown, response: unknown, randomSeed?: string): void {
-    const call = this.record(hook, clock, request, response, randomSeed);
+    // Capturing is a side line: whatever it cannot record is logged, never the hook's answer.
+    let call: CapturedCall;
+    try {
+      call = this.record(hook, clock, request, response, randomSeed);
+    } catch (err) {
+      this.onError(err);
+      return;
+    }
     const name = `${this.prefix}-${String(++this.sequence).padStart(6, '0')}${hook.replace(/\//g, '-')}.json`;
     const done = writeFile(join(this.dir, name), `${JSON.stringify(call, null, 2)}\n`, { mode: 0o600 })
       .catch(this.onError)

@@ -1,6 +1,10 @@
-// Secret values out of captured hook payloads (issue 7). Every Secret value becomes a stable
-// placeholder `redacted-<16 hex of HMAC(key, value)>`, and everything the hooks derive from a
-// secret is rewritten to what they would derive from the placeholder: its base64, its SHA-256
+// Secret values out of captured hook payloads (issue 7), by value (issue 22). Every secret value
+// the request or response holds becomes a stable placeholder `redacted-<16 hex of HMAC(key,
+// value)>`: Secret `data`/`stringData` values, and inside clouds.yaml documents every auth value
+// that is not an identifier (secret-values.ts: numbers, lists, unlisted fields included). Every
+// occurrence of such a value, raw or base64, in any other string (a child's condition message, a
+// log-like annotation) is replaced the same way. Everything the hooks derive from a secret is
+// rewritten to what they would derive from the placeholder: its base64, its SHA-256
 // (annotations), the 8-hex suffix of a mint name, and clouds.yaml documents (re-rendered with
 // placeholders inside). So a sanitised request replayed gives the sanitised response. A 64-hex
 // string of unknown origin (a hash of a secret this payload does not hold, such as the password
@@ -8,14 +12,13 @@
 // strings that already start with `redacted-` are left alone, so sanitising is idempotent. JSON
 // held in strings (last-applied annotations) is sanitised inside.
 import { createHmac } from 'node:crypto';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { sha256Hex as sha256 } from '../k8s/secret.js';
+import { parseBounded } from '../k8s/json-depth.js';
+import { cloudAuthSecrets, cloudsDocument, IDENTIFIER_KEYS, isSecretObject, ValueReplacer } from './secret-values.js';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
-
-/** clouds.yaml auth fields that are secret. */
-export const CLOUD_SECRET_FIELDS = ['password', 'application_credential_secret', 'token'] as const;
 
 const isObject = (v: Json): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -23,29 +26,13 @@ const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
 export const REDACTED = 'redacted-';
 const HEX64 = /^[0-9a-f]{64}$/;
 const SUFFIX8 = /-([0-9a-f]{8})$/;
-
-function isSecret(o: JsonObject): boolean {
-  return o.kind === 'Secret' && o.apiVersion === 'v1';
-}
-
-/** A clouds.yaml document: its parsed form when it has a `clouds` map. */
-function cloudsDocument(text: string): JsonObject | undefined {
-  if (!text.includes('clouds')) return undefined;
-  try {
-    const doc = parse(text);
-    return isObject(doc) && isObject(doc.clouds) ? doc : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** JSON inside a string inside a string …: read this many levels down, no further. */
+const MAX_EMBEDDED = 3;
 
 function parseJson(text: string): Json | undefined {
+  // Bounded like a request body (k8s/json-depth.ts): deeper is left a string, never a stack overflow.
   if (!text.startsWith('{') && !text.startsWith('[')) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  return parseBounded(text);
 }
 
 export class Sanitizer {
@@ -64,63 +51,63 @@ export class Sanitizer {
   /** Sanitise values that belong together (a request and its response) with one table. */
   sanitize<T>(...values: T[]): T[] {
     const table = new Table();
-    for (const v of values) this.learn(v, table);
-    return values.map((v) => this.rewrite(v, table) as T);
+    for (const v of values) this.learn(v, table, 0);
+    table.seal();
+    return values.map((v) => this.rewrite(v, table, 0) as T);
   }
 
-  private learnSecretValue(text: string, table: Table): void {
+  /** A Secret value: itself, and for a clouds.yaml document every auth secret inside it. */
+  private learnSecretValue(text: string, sensitive: boolean, table: Table): void {
     const doc = cloudsDocument(text);
     if (!doc) {
-      table.secret(text, this.placeholder(text));
+      table.secret(text, this.placeholder(text), sensitive);
       return;
     }
     const replaced = structuredClone(doc);
-    for (const cloud of Object.values(replaced.clouds as JsonObject)) {
-      const auth = isObject(cloud) ? cloud.auth : undefined;
-      if (!isObject(auth)) continue;
-      for (const field of CLOUD_SECRET_FIELDS) {
-        if (typeof auth[field] === 'string') {
-          table.secret(auth[field], this.placeholder(auth[field]));
-          auth[field] = this.placeholder(auth[field]);
-        }
-      }
+    for (const found of cloudAuthSecrets(replaced)) {
+      const placeholder = this.placeholder(found.value);
+      table.secret(found.value, placeholder, true);
+      found.replace(placeholder);
     }
-    table.secret(text, stringify(replaced));
+    table.secret(text, stringify(replaced), true);
   }
 
-  private learn(value: Json, table: Table): void {
+  private learn(value: Json, table: Table, embedded: number): void {
     if (typeof value === 'string') {
-      const inner = parseJson(value);
-      if (inner !== undefined) this.learn(inner, table);
+      const inner = embedded < MAX_EMBEDDED ? parseJson(value) : undefined;
+      if (inner !== undefined) this.learn(inner, table, embedded + 1);
       return;
     }
     if (Array.isArray(value)) {
-      for (const v of value) this.learn(v, table);
+      for (const v of value) this.learn(v, table, embedded);
       return;
     }
     if (!isObject(value)) return;
-    if (isSecret(value)) {
-      for (const v of Object.values(isObject(value.data) ? value.data : {})) if (typeof v === 'string') this.learnSecretValue(unb64(v), table);
-      for (const v of Object.values(isObject(value.stringData) ? value.stringData : {})) if (typeof v === 'string') this.learnSecretValue(v, table);
-    }
-    for (const v of Object.values(value)) this.learn(v, table);
-  }
-
-  private rewrite(value: Json, table: Table): Json {
-    if (typeof value === 'string') return this.rewriteString(value, table);
-    if (Array.isArray(value)) return value.map((v) => this.rewrite(v, table));
-    if (!isObject(value)) return value;
-    const secret = isSecret(value);
-    const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (secret && (k === 'data' || k === 'stringData') && isObject(v)) {
-        const encoded = k === 'data';
-        out[k] = Object.fromEntries(Object.entries(v).map(([dk, dv]) => [dk, typeof dv === 'string' ? this.secretValue(dv, encoded, table) : dv]));
-      } else {
-        out[k] = this.rewrite(v, table);
+    if (isSecretObject(value)) {
+      for (const [field, decode] of [['data', true], ['stringData', false]] as const) {
+        const map = value[field];
+        if (!isObject(map)) continue;
+        for (const [k, v] of Object.entries(map)) if (typeof v === 'string') this.learnSecretValue(decode ? unb64(v) : v, !IDENTIFIER_KEYS.has(k), table);
       }
     }
-    return out;
+    for (const v of Object.values(value)) this.learn(v, table, embedded);
+  }
+
+  private rewrite(value: Json, table: Table, embedded: number): Json {
+    if (typeof value === 'string') return this.rewriteString(value, table, embedded);
+    if (Array.isArray(value)) return value.map((v) => this.rewrite(v, table, embedded));
+    if (!isObject(value)) return value;
+    const secret = isSecretObject(value);
+    // fromEntries defines own properties: a key named __proto__ stays a key (never a prototype).
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => {
+        if (secret && (k === 'data' || k === 'stringData') && isObject(v)) {
+          const encoded = k === 'data';
+          return [k, Object.fromEntries(Object.entries(v).map(([dk, dv]) => [dk, typeof dv === 'string' ? this.secretValue(dv, encoded, table) : dv]))];
+        }
+        return [k, this.rewrite(v, table, embedded)];
+      }),
+    );
   }
 
   /** A Secret data value: its mapped form, or (never learnt) a placeholder all the same. */
@@ -130,16 +117,17 @@ export class Sanitizer {
     return encoded ? b64(mapped) : mapped;
   }
 
-  private rewriteString(text: string, table: Table): string {
+  private rewriteString(text: string, table: Table, embedded: number): string {
     if (text.startsWith(REDACTED)) return text;
-    const exact = table.derived.get(text);
+    const exact = table.derived.get(text) ?? table.sensitiveExact.get(text);
     if (exact !== undefined) return exact;
-    const inner = parseJson(text);
-    if (inner !== undefined) return JSON.stringify(this.rewrite(inner, table));
+    const inner = embedded < MAX_EMBEDDED ? parseJson(text) : undefined;
+    if (inner !== undefined) return JSON.stringify(this.rewrite(inner, table, embedded + 1));
     if (HEX64.test(text)) return `${REDACTED}sha256-${this.hmac(text).slice(0, 16)}`;
     const suffix = SUFFIX8.exec(text)?.[1];
     const mapped = suffix ? table.suffixes.get(suffix) : undefined;
-    return mapped ? `${text.slice(0, -8)}${mapped}` : text;
+    // Any secret value (raw or base64) anywhere inside: a condition message quoting one.
+    return table.inside(mapped ? `${text.slice(0, -8)}${mapped}` : text);
   }
 }
 
@@ -151,12 +139,25 @@ class Table {
   readonly derived = new Map<string, string>();
   /** 8-hex SHA-256 prefixes → the replacement's. */
   readonly suffixes = new Map<string, string>();
+  /** Secret values (not identifiers) → replacement, wherever they stand whole. */
+  readonly sensitiveExact = new Map<string, string>();
+  private replacer?: ValueReplacer;
 
-  secret(value: string, replacement: string): void {
+  secret(value: string, replacement: string, sensitive: boolean): void {
+    if (sensitive && !this.sensitiveExact.has(value) && value !== replacement) this.sensitiveExact.set(value, replacement);
     if (this.exact.has(value)) return;
     this.exact.set(value, replacement);
     this.derived.set(b64(value), b64(replacement));
     this.derived.set(sha256(value), sha256(replacement));
     this.suffixes.set(sha256(value).slice(0, 8), sha256(replacement).slice(0, 8));
+  }
+
+  /** Every value is learnt: build the replacer of values inside text. */
+  seal(): void {
+    this.replacer = new ValueReplacer(this.sensitiveExact);
+  }
+
+  inside(text: string): string {
+    return this.replacer ? this.replacer.apply(text) : text;
   }
 }

@@ -4,6 +4,7 @@ import type { KindInfo } from '../k8s/kinds.js';
 import type { KubeObject } from '../k8s/observed.js';
 import type { ControlPlaneRef } from './stage.js';
 import { CONTROLPLANE_LABEL } from './names.js';
+import { labelValue } from '../k8s/labels.js';
 
 export interface ChildMeta {
   labels?: Record<string, string>;
@@ -20,7 +21,7 @@ export function child(
   const metadata: KubeObject['metadata'] = {
     name,
     namespace: cp.namespace,
-    labels: { [CONTROLPLANE_LABEL]: cp.name, ...meta.labels },
+    labels: { [CONTROLPLANE_LABEL]: labelValue(cp.name), ...meta.labels },
   };
   if (meta.annotations && Object.keys(meta.annotations).length > 0) metadata.annotations = meta.annotations;
   return { apiVersion: kind.apiVersion, kind: kind.kind, metadata, ...body };

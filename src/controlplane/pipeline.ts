@@ -16,6 +16,7 @@ import { adminCredentialStage } from './stages/admin-credential.js';
 import { catalogStage } from './stages/catalog.js';
 import { invalidSpec } from './stages/invalid-spec.js';
 import { trackUnapplied, type UnappliedChild } from './unapplied.js';
+import { withinChildLimits } from './child-limits.js';
 
 export const STAGE_TABLE: readonly Stage[] = [
   infrastructureStage, // gate: none                 → InfrastructureReady
@@ -72,8 +73,10 @@ export function runPipeline(
     if (stopped) return;
     const started = performance.now();
     const schemaErrors = errorsFor(stage, index, input.specErrors, table);
-    let result: StageResult =
-      schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run({ ...input, decided });
+    let result: StageResult = withinChildLimits(
+      schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run({ ...input, decided }),
+      stage.interval,
+    );
     // A child the API server keeps refusing is the seed's error, not an eternal wait.
     const tracked = trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, input.now);
     unapplied.push(...tracked.entries);

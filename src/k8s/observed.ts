@@ -6,6 +6,7 @@
 import { isObject, stringAt } from './read.js';
 import { CLUSTER_SCOPED_KINDS, type KindInfo } from './kinds.js';
 import { findCondition, isConditionTrue } from './conditions.js';
+import { parseBounded } from './json-depth.js';
 
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -70,12 +71,9 @@ function isKubeObject(obj: unknown): obj is KubeObject {
 export function lastApplied(obj: KubeObject): KubeObject | undefined {
   const raw = stringAt(obj, 'metadata', 'annotations', LAST_APPLIED_ANNOTATION);
   if (raw === undefined) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return isKubeObject(parsed) && identity(parsed) === identity(obj) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
+  // Bounded like a request body (json-depth.ts): deeper reads as unreadable, never a stack overflow.
+  const parsed = parseBounded(raw);
+  return isKubeObject(parsed) && identity(parsed) === identity(obj) ? parsed : undefined;
 }
 
 /**
@@ -89,7 +87,9 @@ export function lastApplied(obj: KubeObject): KubeObject | undefined {
 export function keepAsIs(obj: KubeObject): KubeObject {
   const applied = lastApplied(obj);
   if (applied) return applied;
-  const { status: _status, metadata, ...rest } = structuredClone(obj);
+  // A shallow copy: the answer is only serialised, never changed, so the object's content is
+  // shared with the request instead of cloned (a large observed child would double in memory).
+  const { status: _status, metadata, ...rest } = obj;
   const kept: Record<string, unknown> = { name: metadata.name };
   if (metadata.namespace) kept.namespace = metadata.namespace;
   if (isObject(metadata.labels)) kept.labels = metadata.labels;

@@ -11,6 +11,7 @@ import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
 import { GVK } from '../k8s/kinds.js';
 import { identity, isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import { at } from '../k8s/read.js';
+import { labelValue } from '../k8s/labels.js';
 import { aggregate, MAX_SECRET_BYTES } from './aggregate.js';
 import { listed, READY, REASON } from './conditions.js';
 import { readSpec, type AggregateSpec } from './spec.js';
@@ -61,7 +62,7 @@ function decide(sa: SecretAggregateParent, spec: AggregateSpec, owned: ObjectInd
     target: {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: spec.target, namespace: ns, labels: { [SECRETAGGREGATE_LABEL]: sa.metadata.name } },
+      metadata: { name: spec.target, namespace: ns, labels: { [SECRETAGGREGATE_LABEL]: labelValue(sa.metadata.name) } },
       type: 'Opaque',
       data: result.data,
     },

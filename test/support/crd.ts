@@ -31,12 +31,18 @@ export interface Admission {
 
 function celErrors(schema: Obj, value: unknown, old: unknown, path: string, out: string[]): void {
   if (value === undefined || value === null) return;
-  for (const rule of (schema['x-kubernetes-validations'] ?? []) as { rule: string; message: string }[]) {
+  for (const rule of (schema['x-kubernetes-validations'] ?? []) as { rule: string; message: string; optionalOldSelf?: boolean }[]) {
     const transition = /\boldSelf\b/.test(rule.rule);
-    if (transition && (old === undefined || old === null)) continue;
+    const hasOld = old !== undefined && old !== null;
+    if (transition && !rule.optionalOldSelf && !hasOld) continue;
+    // optionalOldSelf: the evaluator has no optionals; `oldSelf.hasValue()` is a bool binding.
+    const expression = rule.optionalOldSelf ? rule.rule.replace(/\boldSelf\.hasValue\(\)/g, 'hasOldSelf').replace(/\boldSelf\.value\(\)/g, 'oldSelf') : rule.rule;
     let ok: unknown;
     try {
-      ok = run(rule.rule, transition ? { self: toCel(value), oldSelf: toCel(old) } : { self: toCel(value) } as any);
+      const bindings: Record<string, unknown> = { self: toCel(value) };
+      if (hasOld) bindings.oldSelf = toCel(old);
+      if (rule.optionalOldSelf) bindings.hasOldSelf = hasOld;
+      ok = run(expression, (transition ? bindings : { self: toCel(value) }) as any);
     } catch (err) {
       ok = `error: ${(err as Error).message}`;
     }

@@ -26,6 +26,7 @@ import {
 } from '../korc/round-trip.js';
 import { formatRequests, rotationRequests, type LatchedRequest } from '../korc/rotation-requests.js';
 import { invalidSpec } from './invalid-spec.js';
+import { ownedNameProblem } from '../owned-names.js';
 
 const SECRET_BYTES = 32;
 
@@ -45,6 +46,7 @@ function readKorcSpec(input: StageInput): { spec?: KorcSpec; errors: string[] } 
   const secretName = admin?.cloudCredentialsRef?.secretName;
   if (typeof cloudName !== 'string' || cloudName.length === 0) errors.push(`${path}.cloudCredentialsRef.cloudName: must not be empty`);
   if (!isObjectName(secretName)) errors.push(`${path}.cloudCredentialsRef.secretName: must be a valid Secret name`);
+  else if (ownedNameProblem(input.cp.name, secretName)) errors.push(`${path}.cloudCredentialsRef.secretName: ${ownedNameProblem(input.cp.name, secretName)}`);
   const accessRules: AccessRule[] = [];
   (admin?.applicationCredential?.accessRules ?? []).forEach((rule, i) => {
     const method = rule.method.toUpperCase();

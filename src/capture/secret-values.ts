@@ -1,0 +1,116 @@
+// Secret values by value, not by field name: what a request's Secrets hold (decoded `data`,
+// `stringData`), and inside a clouds.yaml document every auth value that is not a known identifier
+// (a numeric password, an unlisted field such as `passcode`, every item of a list). Used by the
+// capture sanitiser (every occurrence of such a value, raw or base64, in any string of a captured
+// call is replaced) and by the ControlPlane hook (condition messages copied from children never
+// carry one into the status).
+import { parse } from 'yaml';
+
+/** Values shorter than this are replaced only where they stand whole, never inside other text. */
+export const MIN_SECRET_LENGTH = 6;
+
+/** Secret data keys whose values are identifiers (an account or database name), not secrets. */
+export const IDENTIFIER_KEYS: ReadonlySet<string> = new Set(['username', 'user', 'database', 'host', 'hostname', 'port']);
+
+/** clouds.yaml auth fields that identify (where, who, which project); every other one is secret. */
+export const CLOUD_IDENTIFIER_FIELDS: ReadonlySet<string> = new Set([
+  'auth_url', 'username', 'user_id', 'user_domain_name', 'user_domain_id', 'project_name', 'project_id',
+  'project_domain_name', 'project_domain_id', 'domain_name', 'domain_id', 'tenant_name', 'tenant_id',
+  'application_credential_id', 'application_credential_name', 'system_scope', 'default_domain_id', 'default_domain_name',
+]);
+
+type Json = unknown;
+type JsonObject = Record<string, Json>;
+const isObject = (v: Json): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+export function isSecretObject(o: JsonObject): boolean {
+  return o.kind === 'Secret' && o.apiVersion === 'v1';
+}
+
+/** A clouds.yaml document: its parsed form when it has a `clouds` map. */
+export function cloudsDocument(text: string): JsonObject | undefined {
+  if (!text.includes('clouds')) return undefined;
+  try {
+    const doc = parse(text) as Json;
+    return isObject(doc) && isObject(doc.clouds) ? doc : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every secret scalar of every cloud's `auth` in `doc`, with a setter that replaces it in place
+ * (numbers and booleans included, as their text; list items and nested maps walked).
+ */
+export function cloudAuthSecrets(doc: JsonObject): { value: string; replace: (text: string) => void }[] {
+  const out: { value: string; replace: (text: string) => void }[] = [];
+  const walk = (holder: JsonObject | Json[], key: string | number, depth: number): void => {
+    const v = (holder as Record<string | number, Json>)[key];
+    if (v === null || v === undefined) return;
+    if (typeof v === 'object') {
+      if (depth > 16) return;
+      if (Array.isArray(v)) v.forEach((_, i) => walk(v, i, depth + 1));
+      else for (const k of Object.keys(v)) walk(v as JsonObject, k, depth + 1);
+      return;
+    }
+    out.push({ value: String(v), replace: (text) => void Object.defineProperty(holder, key, { value: text, enumerable: true, writable: true, configurable: true }) });
+  };
+  for (const cloud of Object.values(doc.clouds as JsonObject)) {
+    const auth = isObject(cloud) ? cloud.auth : undefined;
+    if (!isObject(auth)) continue;
+    for (const field of Object.keys(auth)) if (!CLOUD_IDENTIFIER_FIELDS.has(field)) walk(auth, field, 0);
+  }
+  return out;
+}
+
+/** The secret values one Secret value stands for: itself, and a clouds.yaml's auth secrets. */
+export function valuesOfSecretText(text: string): string[] {
+  const doc = cloudsDocument(text);
+  return doc ? [text, ...cloudAuthSecrets(doc).map((s) => s.value)] : [text];
+}
+
+/** Secret values held by the Secrets among `objects` (top level only; identifiers left out). */
+export function secretValuesOf(objects: Iterable<Json>): Set<string> {
+  const out = new Set<string>();
+  for (const o of objects) {
+    if (!isObject(o) || !isSecretObject(o)) continue;
+    for (const [field, decode] of [['data', true], ['stringData', false]] as const) {
+      const map = o[field];
+      if (!isObject(map)) continue;
+      for (const [key, raw] of Object.entries(map)) {
+        if (typeof raw !== 'string' || IDENTIFIER_KEYS.has(key)) continue;
+        const text = decode ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+        if (text.length > 0) for (const v of valuesOfSecretText(text)) out.add(v);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Replaces every occurrence of each value (and of its base64) inside strings. Values shorter than
+ * MIN_SECRET_LENGTH are left to exact matches: inside text they would hit unrelated words.
+ */
+export class ValueReplacer {
+  private readonly pattern?: RegExp;
+  private readonly map = new Map<string, string>();
+
+  /** `encodeReplacement`: a base64 occurrence becomes the base64 of the replacement (else the replacement). */
+  constructor(replacements: Iterable<[string, string]>, encodeReplacement = true) {
+    for (const [value, replacement] of replacements) {
+      if (value.length < MIN_SECRET_LENGTH || value === replacement) continue;
+      if (!this.map.has(value)) this.map.set(value, replacement);
+      const encoded = b64(value);
+      if (!this.map.has(encoded)) this.map.set(encoded, encodeReplacement ? b64(replacement) : replacement);
+    }
+    if (this.map.size === 0) return;
+    const alternatives = [...this.map.keys()].sort((a, b) => b.length - a.length).map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    this.pattern = new RegExp(alternatives.join('|'), 'g');
+  }
+
+  apply(text: string): string {
+    if (!this.pattern) return text;
+    return text.replace(this.pattern, (found) => this.map.get(found) ?? found);
+  }
+}

@@ -1,0 +1,29 @@
+// The names a ControlPlane's own children take (names.ts childNames): a name the user chooses for
+// something else (the clouds.yaml Secret K-ORC reads, `cloudCredentialsRef.secretName`) must not
+// be one of them, or two stages would desire the same child (the duplicate-child guard answers
+// 500) or ESO would write a Secret the hooks own. The CRD refuses it at admission (a root CEL
+// rule built from the same list) and the KORC stage reports it as InvalidSpec.
+import { childNames } from './names.js';
+
+/** The suffixes appended to the ControlPlane name, e.g. `-keystone-db-credentials`. */
+export const OWNED_NAME_SUFFIXES: readonly string[] = Object.values(childNames(''));
+
+/** A problem message when `name` is a child name of ControlPlane `cp`, else undefined. */
+export function ownedNameProblem(cp: string, name: string): string | undefined {
+  const suffix = OWNED_NAME_SUFFIXES.find((s) => name === `${cp}${s}`);
+  if (suffix === undefined) return undefined;
+  return `${name} is the name of a child of this ControlPlane (the ControlPlane name + ${suffix}); choose another name (the field is immutable: recreate the ControlPlane)`;
+}
+
+/**
+ * The CEL rule (at the root, where `self.metadata.name` is visible) refusing such a name on
+ * create (with `optionalOldSelf`). Not on update: both names are immutable, so an update cannot
+ * make one, and a root rule is not ratcheted, so an object admitted before the rule existed could
+ * never be updated again, not even to remove its finalizers.
+ */
+export function ownedNameRule(field: string): string {
+  const list = OWNED_NAME_SUFFIXES.map((s) => `'${s}'`).join(', ');
+  const path = field.split('.');
+  const guards = path.map((_, i) => `!has(self.${path.slice(0, i + 1).join('.')})`).join(' || ');
+  return `oldSelf.hasValue() || ${guards} || ![${list}].exists(s, self.${field} == self.metadata.name + s)`;
+}

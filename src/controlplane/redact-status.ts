@@ -1,0 +1,32 @@
+// Condition messages of the ControlPlane status repeat what children say (a MariaDB's or a K-ORC
+// object's own condition message), and a child may put a secret there (an operator echoing a
+// connection string). No value held by a Secret of the request reaches the status: every
+// occurrence (raw or base64) in a condition message becomes `[redacted]`.
+import type { CompositeHookResponse, ObjectMap } from '../api/hooks.js';
+import { isObject } from '../k8s/read.js';
+import { secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
+
+export const REDACTED_VALUE = '[redacted]';
+
+function objectsOf(...maps: (ObjectMap | undefined)[]): unknown[] {
+  const out: unknown[] = [];
+  for (const map of maps) {
+    if (!isObject(map)) continue;
+    for (const group of Object.values(map)) if (isObject(group)) out.push(...Object.values(group));
+  }
+  return out;
+}
+
+/** `response` with secret values of the request's Secrets taken out of its condition messages. */
+export function redactConditionMessages<R extends CompositeHookResponse>(response: R, request: { children?: ObjectMap; related?: ObjectMap }): R {
+  const conditions = (response.status as { conditions?: unknown }).conditions;
+  if (!Array.isArray(conditions)) return response;
+  const values = secretValuesOf(objectsOf(request.children, request.related));
+  if (values.size === 0) return response;
+  const replacer = new ValueReplacer([...values].map((v) => [v, REDACTED_VALUE] as [string, string]), false);
+  // New condition objects: a kept condition may be the request's own (never changed in place).
+  (response.status as { conditions?: unknown }).conditions = conditions.map((c) =>
+    isObject(c) && typeof c.message === 'string' ? { ...c, message: replacer.apply(c.message) } : c,
+  );
+  return response;
+}

@@ -1,0 +1,44 @@
+// How deeply JSON text nests, measured without parsing or recursion (brackets outside strings).
+//
+// Every walker of a request (Ajv, structuredClone, the capture sanitiser, JSON.stringify of the
+// answer) recurses, and V8 runs out of stack a few thousand levels down (structuredClone already
+// near 4,000): a body nested that deep was a 500. Bodies and the JSON the hooks parse out of strings
+// (last-applied annotations) are therefore bounded at MAX_JSON_DEPTH. No real Kubernetes object
+// comes near it: the c5c3.io CRDs are structural (unknown fields are pruned, so a spec nests at
+// most as deep as its schema, about 10 levels), the child kinds' schemas are of the same order,
+// and managedFields mirror the object's own depth. 512 leaves a wide margin above that and a wide
+// margin below the stack, so everything under it is handled, recursion and all.
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * The offset of the first bracket nesting deeper than `max` in `text`, or -1 when none does.
+ * Text that is not JSON is measured all the same (the parser refuses it afterwards).
+ */
+export function deeperThan(text: string, max: number = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > max) return i;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/** JSON.parse of `text` when it nests at most `max` levels; undefined when deeper or not JSON. */
+export function parseBounded(text: string, max: number = MAX_JSON_DEPTH): unknown {
+  if (deeperThan(text, max) >= 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
