@@ -4,9 +4,9 @@ import t from 'tap';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { testServer, post } from './support/server.js';
-import { exampleControlPlane } from './support/shared.js';
+import { fixtureControlPlane } from './support/shared.js';
 
-const body = () => ({ controller: {}, parent: exampleControlPlane('controlplane-full-managed.yaml') });
+const body = () => ({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
@@ -48,7 +48,7 @@ t.test('real saturation over HTTP: only 200 or 429 with Retry-After, never an er
   t.teardown(() => app.close());
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
-  const cp = exampleControlPlane('controlplane-full-managed.yaml');
+  const cp = fixtureControlPlane('controlplane.yaml');
   cp.status = { padding: 'x'.repeat(256 * 1024) };
   const payload = JSON.stringify({ controller: {}, parent: cp });
   const call = () =>

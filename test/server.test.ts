@@ -4,11 +4,11 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:https';
-import { exampleControlPlane, readYamlDocs, REPO_ROOT } from './support/shared.js';
+import { fixtureControlPlane, readYamlDocs, REPO_ROOT } from './support/shared.js';
 import { post, testServer } from './support/server.js';
 import { HOOK_ROUTES } from '../src/routes.js';
 
-const cpRequest = () => ({ controller: {}, parent: exampleControlPlane('controlplane-full-managed.yaml') });
+const cpRequest = () => ({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') });
 
 t.test('health, readiness and draining', async (t) => {
   const { app } = await testServer();
