@@ -33,7 +33,11 @@ export interface ServerOptions {
   randomSeed?: string;
   /** Write every hook call, sanitised, into `dir` (placeholders keyed by `key`). */
   capture?: { dir: string; key: string | Buffer };
-  /** Overload protection (default: event-loop delay above 1000 ms, sampled every 500 ms). */
+  /**
+   * Overload protection, only when given (main.ts gives it: MAX_EVENT_LOOP_DELAY_MS, default
+   * 1000 ms, sampled every 500 ms). In-process users (simulation, gen, replay, tests) leave it
+   * out: they block the loop on purpose, and the guard would answer their calls 429.
+   */
   overload?: OverloadOptions;
 }
 
@@ -79,6 +83,9 @@ function validationMessage(error: FastifyError): string {
   return `invalid request: ${shown.join('; ')}${more}`;
 }
 
+/** Probes and the metrics scrape: logged at debug only. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
 export async function buildServer(options: ServerOptions = {}): Promise<HooksServer> {
   const logger = options.logger === false ? undefined : (options.logger ?? pino(loggerOptions(options.logLevel ?? 'info')));
   const fastifyOptions: FastifyServerOptions & { https?: unknown } = {
@@ -87,6 +94,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    // One line per request, written below: hook calls at info, probes and metrics at debug.
+    disableRequestLogging: true,
     forceCloseConnections: 'idle',
     ajv: {
       // Validate exactly what Metacontroller sent: no coercion, no injected defaults, nothing removed.
@@ -134,7 +143,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   });
 
   const overload = { ...DEFAULT_OVERLOAD, ...options.overload };
-  if (overload.maxEventLoopDelayMs > 0) {
+  if (options.overload && overload.maxEventLoopDelayMs > 0) {
     // Saturated: hook calls get 429 with Retry-After, so Metacontroller backs off instead of
     // requeueing at once (reference §7.2); probes and metrics are still answered.
     await app.register(underPressure, {
@@ -159,6 +168,13 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   app.addHook('onResponse', async (request, reply) => {
     const hook = (request.routeOptions.config as { hook?: string } | undefined)?.hook;
     if (hook) metrics.hookDuration.observe({ hook, outcome: outcomeOf(reply.statusCode) }, reply.elapsedTime / 1000);
+    // One line per request (never the body): a hook call at info, probes and scrapes (~36 a
+    // minute per pod) at debug, anything else (404, 405, …) at info.
+    const path = request.url.split('?')[0]!;
+    const line = { method: request.method, path, statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 };
+    const message = `${request.method} ${path} ${reply.statusCode}`;
+    if (!hook && QUIET_PATHS.has(path)) request.log.debug(line, message);
+    else request.log.info(hook ? { hook, ...line } : line, message);
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -17,6 +17,21 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
   throw new Error(`timed out waiting for ${what}`);
 }
 
+t.test('a server built without overload options (tests, simulation, gen, replay) never answers 429', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  t.equal((await post(app, '/controlplane/customize', body())).status, 200);
+  // Longer than the production threshold (1000 ms) and sample interval (500 ms) together.
+  for (let round = 0; round < 3; round++) {
+    const busyUntil = Date.now() + 1600;
+    while (Date.now() < busyUntil) {
+      // blocked, as a simulation driving hundreds of calls in one go blocks it
+    }
+    t.equal((await post(app, '/controlplane/customize', body())).status, 200, `answered after a ${1600} ms stall`);
+    await sleep(20);
+  }
+});
+
 t.test('a blocked event loop: 429 with Retry-After on hooks, 200 on probes, then recovery', async (t) => {
   const { app } = await testServer({ overload: { maxEventLoopDelayMs: 20, sampleIntervalMs: 25, retryAfterSeconds: 3 } });
   t.teardown(() => app.close());
