@@ -1,5 +1,5 @@
 // buildServer(): the fastify application answering Metacontroller's hook calls.
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { randomBytes } from 'node:crypto';
@@ -95,7 +95,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
     // One line per request, written below: hook calls at info, probes and metrics at debug.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
     ajv: {
       // Validate exactly what Metacontroller sent: no coercion, no injected defaults, nothing removed.

@@ -86,16 +86,28 @@ export const RUNS: Run[] = [
   },
 ];
 
-async function replay(call: CapturedCall): Promise<unknown> {
+/** A call's request through a fresh server at its clock and seed: the HTTP status and JSON body. */
+export async function replayAnswer(call: Pick<CapturedCall, 'hook' | 'clock' | 'randomSeed' | 'request'>): Promise<{ status: number; body: unknown }> {
   const clock = new Date(call.clock);
   const app = await buildServer({ logger: false, clock: () => clock, randomSeed: call.randomSeed });
   try {
-    const res = await app.inject({ method: 'POST', url: call.hook, payload: call.request as object });
-    if (res.statusCode !== 200) throw new Error(`${call.hook} replay answered ${res.statusCode}: ${res.body}`);
-    return res.json();
+    const res = await app.inject({ method: 'POST', url: call.hook, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(call.request) });
+    let body: unknown;
+    try {
+      body = res.json();
+    } catch {
+      body = res.body;
+    }
+    return { status: res.statusCode, body };
   } finally {
     await app.close();
   }
+}
+
+async function replay(call: CapturedCall): Promise<unknown> {
+  const { status, body } = await replayAnswer(call);
+  if (status !== 200) throw new Error(`${call.hook} replay answered ${status}: ${JSON.stringify(body)}`);
+  return body;
 }
 
 /** A hooks/ file's request replayed and sanitised: what its `response` must be. */
