@@ -99,7 +99,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     forceCloseConnections: 'idle',
     ajv: {
       // Validate exactly what Metacontroller sent: no coercion, no injected defaults, nothing removed.
-      customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: true },
+      customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: true, verbose: true },
     },
   };
   if (options.tls) fastifyOptions.https = { cert: options.tls.cert, key: options.tls.key };

@@ -19,7 +19,7 @@ t.test('a managed example goes from nothing to Ready and through every scenario'
   t.match(r.stdout, /KeystoneReady=True KeystoneReady/, 'the timeline shows conditions');
   t.match(r.stdout, /metacontroller created MariaDB\/openstack-db/, 'and what Metacontroller did');
   t.match(r.stdout, /k-orc: revoked application credential ac-1/, 'and what the operators did');
-  t.match(r.stdout, /SecretAggregate controlplane-keystone-credentials\s+Ready=False WaitingForSource: waiting for Secret controlplane-keystone-messaging has no key transport_url/, 'the aggregate waits for its source');
+  t.match(r.stdout, /SecretAggregate controlplane-keystone-credentials\s+Ready=False WaitingForSource: Waiting for the sources: Secret controlplane-keystone-messaging has no key transport_url/, 'the aggregate waits for its source');
   t.notMatch(r.stdout, /Passw0rd|sim-mq-password/, 'no password in the timeline');
 });
 
