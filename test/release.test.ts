@@ -65,3 +65,16 @@ t.test('.ci/run runs the suite a second time under Node 24 and ends with the sum
   t.match(lines.at(-2), /^node scripts\/test-summary\.mjs --status /);
   t.equal(lines.at(-1), 'exit "$status"');
 });
+
+t.test('README: the files its commands name exist, and the documented NetworkPolicy patch path resolves', async (t) => {
+  const readme = read('README.md');
+  const named = [...new Set([...readme.matchAll(/\b((?:hooks|examples|manifests|metacontroller)\/[\w./-]+\.(?:json|yaml))\b/g)].map((m) => m[1]!))];
+  t.ok(named.length >= 3, named.join(', '));
+  for (const file of named) t.doesNotThrow(() => read(file), `${file} exists`);
+  const path = /path: (\/spec\/ingress\S+)/.exec(readme)![1]!;
+  let node: unknown = parse(read('manifests/networkpolicy.yaml'));
+  for (const part of path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) node = (node as Obj)[part];
+  t.equal(node, 'metacontroller', `${path} is the Metacontroller namespace`);
+  t.match(readme, /^```sh\nnpm ci && npm start\n```/m, 'starts with install and run');
+  t.match(readme, /^```sh\nnpm test\n```/m, 'then the tests');
+});
