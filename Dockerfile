@@ -1,6 +1,11 @@
 # syntax=docker/dockerfile:1
+# The hooks server image: docker build -t c5c3-hooks:dev .
+# The base image is one build argument, so it can be pinned to a digest:
+#   docker build --build-arg NODE_IMAGE=node:24-trixie-slim@sha256:<digest> -t c5c3-hooks:dev .
+ARG NODE_IMAGE=node:24-trixie-slim
+
 # Build stage: full dependency set, compile TypeScript.
-FROM node:20-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +14,7 @@ COPY src ./src
 RUN npm run build
 
 # Runtime stage: production dependencies and the compiled output only, as a non-root user.
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,16 +1,53 @@
 // `npm run bench`: hook throughput against the JSON floor (an echo route that parses and
 // re-serialises the same body), latency at concurrency 1 and 16, growth with payload size, RSS
-// over a long run, and one CPU profile of the hot path. Writes BENCHMARKS.md.
-// BENCH_SECONDS (default 5) per measurement, BENCH_LONG (default 200000) requests in the long run.
+// over a long run, and one CPU profile of the hot path. Prints the report; `--write` also writes
+// it to BENCHMARKS.md. Progress goes to stderr.
 import { fork } from 'node:child_process';
 import { readFileSync, writeFileSync, readdirSync, mkdtempSync } from 'node:fs';
 import { cpus, totalmem, tmpdir, type as osType, release } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const LONG = Number(process.env.BENCH_LONG ?? 200_000);
 const root = new URL('..', import.meta.url).pathname;
+const USAGE = `usage: npm run bench -- [--write] [--output FILE] [--seconds N] [--long N]
+
+Benchmarks the hooks server (built from dist/) in a child process with autocannon and prints a
+Markdown report on stdout; progress goes to stderr. Takes about 20 measurements of --seconds each
+plus the long run (about 4 minutes with the defaults).
+
+  --write        also write the report to --output (keeping its "## Reading the numbers" part)
+  --output FILE  where --write writes (default: BENCHMARKS.md)
+  --seconds N    seconds per measurement (default: BENCH_SECONDS or 5)
+  --long N       requests in the memory run (default: BENCH_LONG or 200000)
+  -h, --help     this text; nothing is run
+
+Exit codes: 0 done, 1 a measurement failed (non-2xx answers or errors), 2 usage error.`;
+
+let args;
+try {
+  args = parseArgs({ options: { write: { type: 'boolean' }, output: { type: 'string' }, seconds: { type: 'string' }, long: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }).values;
+} catch (err) {
+  process.stderr.write(`bench: ${err.message}\n${USAGE}\n`);
+  process.exit(2);
+}
+if (args.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const positive = (name, raw, fallback) => {
+  const value = Number(raw ?? fallback);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`bench: --${name} must be a positive whole number, got "${raw}"\n${USAGE}\n`);
+    process.exit(2);
+  }
+  return value;
+};
+const SECONDS = positive('seconds', args.seconds, process.env.BENCH_SECONDS ?? 5);
+const LONG = positive('long', args.long, process.env.BENCH_LONG ?? 200_000);
+const OUTPUT = resolve(args.output ?? join(root, 'BENCHMARKS.md'));
+const started = Date.now();
+const progress = (what) => process.stderr.write(`bench [${Math.round((Date.now() - started) / 1000)} s]: ${what}\n`);
 const hookFile = (p) => JSON.parse(readFileSync(join(root, 'hooks', p), 'utf8'));
 
 /** Metacontroller sends whole objects: managedFields included. Give each object a realistic set. */
@@ -54,6 +91,7 @@ async function startServer(execArgv = []) {
 }
 
 async function load(url, path, body, connections, extra = {}) {
+  progress(`${path} at concurrency ${connections}, ${kib(body)} KiB body, ${SECONDS} s`);
   const result = await autocannon({ url: `${url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: SECONDS, ...extra });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
@@ -72,7 +110,7 @@ const out = (s = '') => {
 const server = await startServer();
 out('# Benchmarks');
 out();
-out(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mb(totalmem())} MB RAM, ${osType()} ${release()}, Node ${process.version}. Server and load generator (autocannon) share the machine; ${SECONDS} s per measurement. Reproduce with \`npm run bench\`.`);
+out(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mb(totalmem())} MB RAM, ${osType()} ${release()}, Node ${process.version}. Server and load generator (autocannon) share the machine; ${SECONDS} s per measurement. Reproduce with \`npm run bench -- --write\`.`);
 out();
 out('## Throughput and latency, hook vs echo of the same body');
 out();
@@ -102,7 +140,13 @@ out();
 out(`## Memory over a long run (${LONG} converged syncs, concurrency 16)`);
 out();
 const before = await rss(server.url);
-const long = await autocannon({ url: `${server.url}/controlplane/sync`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(converged), connections: 16, amount: LONG });
+progress(`long run: ${LONG} converged syncs`);
+let done = 0;
+const longRun = autocannon({ url: `${server.url}/controlplane/sync`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(converged), connections: 16, amount: LONG });
+longRun.on('response', () => done++);
+const ticker = setInterval(() => progress(`long run: ${done} of ${LONG} requests`), 10_000);
+const long = await longRun;
+clearInterval(ticker);
 const after = await rss(server.url);
 out(`RSS before ${mb(before)} MB, after ${mb(after)} MB (${long.requests.total} requests, ${long.non2xx} non-2xx, ${long.duration.toFixed(0)} s).`);
 server.child.disconnect();
@@ -134,14 +178,19 @@ const group = (re) => [...self.entries()].filter(([k]) => re.test(k)).reduce((a,
 out();
 out(`By area: our hook code (dist/) ${(group(/ dist\//) * 100).toFixed(0)} %, yaml (clouds.yaml parse/render) ${(group(/node_modules\/yaml/) * 100).toFixed(0)} %, ajv (spec validation) ${(group(/validate|ajv/) * 100).toFixed(0)} %, JSON parse/serialise and fastify ${(group(/JSON|fastify|secure-json|fast-json|RegExp/) * 100).toFixed(0)} %, garbage collection ${(group(/garbage collector/) * 100).toFixed(0)} %, idle ${(group(/\(idle\)/) * 100).toFixed(0)} %.`);
 
+progress('done');
+if (!args.write) {
+  process.stderr.write(`\nbench: report not written; run with --write to update ${OUTPUT}\n`);
+  process.exit(0);
+}
 // The hand-written reading of the numbers (from "## Reading the numbers" on) is kept.
 let reading = '';
 try {
-  const previous = readFileSync(join(root, 'BENCHMARKS.md'), 'utf8');
+  const previous = readFileSync(OUTPUT, 'utf8');
   const at = previous.indexOf('\n## Reading the numbers');
   if (at >= 0) reading = previous.slice(at);
 } catch {
   /* first run */
 }
-writeFileSync(join(root, 'BENCHMARKS.md'), `${lines.join('\n')}\n${reading}`);
-console.log('\nwrote BENCHMARKS.md');
+writeFileSync(OUTPUT, `${lines.join('\n')}\n${reading}`);
+process.stderr.write(`\nbench: wrote ${OUTPUT}\n`);

@@ -1,5 +1,5 @@
 // buildServer(): the fastify application answering Metacontroller's hook calls.
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { randomBytes } from 'node:crypto';
@@ -37,7 +37,11 @@ export interface ServerOptions {
   capture?: { dir: string; key: string | Buffer };
   /** Largest sum of the hook bodies handled at once (default 8 MiB; inflight.ts). */
   maxInflightBytes?: number;
-  /** Overload protection (default: event-loop delay above 1000 ms, sampled every 500 ms). */
+  /**
+   * Overload protection, only when given (main.ts gives it: MAX_EVENT_LOOP_DELAY_MS, default
+   * 1000 ms, sampled every 500 ms). In-process users (simulation, gen, replay, tests) leave it
+   * out: they block the loop on purpose, and the guard would answer their calls 429.
+   */
   overload?: OverloadOptions;
 }
 
@@ -83,16 +87,21 @@ function validationMessage(error: FastifyError): string {
   return `invalid request: ${shown.join('; ')}${more}`;
 }
 
+/** Probes and the metrics scrape: logged at debug only. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
 export async function buildServer(options: ServerOptions = {}): Promise<HooksServer> {
   const logger = options.logger === false ? undefined : (options.logger ?? pino(loggerOptions(options.logLevel ?? 'info')));
   const fastifyOptions: FastifyServerOptions & { https?: unknown } = {
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     return503OnClosing: true,
+    // One line per request, written below: hook calls at info, probes and metrics at debug.
+    logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
     ajv: {
       // Validate exactly what Metacontroller sent: no coercion, no injected defaults, nothing removed.
-      customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: true },
+      customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: true, verbose: true },
     },
   };
   if (options.tls) fastifyOptions.https = { cert: options.tls.cert, key: options.tls.key };
@@ -139,7 +148,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   });
 
   const overload = { ...DEFAULT_OVERLOAD, ...options.overload };
-  if (overload.maxEventLoopDelayMs > 0) {
+  if (options.overload && overload.maxEventLoopDelayMs > 0) {
     // Saturated: hook calls get 429 with Retry-After, so Metacontroller backs off instead of
     // requeueing at once (reference §7.2); probes and metrics are still answered.
     await app.register(underPressure, {
@@ -175,6 +184,13 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   app.addHook('onResponse', async (request, reply) => {
     const hook = (request.routeOptions.config as { hook?: string } | undefined)?.hook;
     if (hook) metrics.hookDuration.observe({ hook, outcome: outcomeOf(reply.statusCode) }, reply.elapsedTime / 1000);
+    // One line per request (never the body): a hook call at info, probes and scrapes (~36 a
+    // minute per pod) at debug, anything else (404, 405, …) at info.
+    const path = request.url.split('?')[0]!;
+    const line = { method: request.method, path, statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 };
+    const message = `${request.method} ${path} ${reply.statusCode}`;
+    if (!hook && QUIET_PATHS.has(path)) request.log.debug(line, message);
+    else request.log.info(hook ? { hook, ...line } : line, message);
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -33,13 +33,13 @@ t.test('every hook route: the hostile table gets 4xx with a message, never 5xx',
       ['not JSON', 'certainly not json', 400, /JSON/],
       ['truncated body', JSON.stringify(valid).slice(0, Math.floor(JSON.stringify(valid).length / 2)), 400, /JSON/],
       ['empty body', '', 400, /empty|JSON/i],
-      ['a JSON string', '"hello"', 400, /must be object/],
+      ['a JSON string', '"hello"', 400, /must be an object, got a string/],
       ['wrong content type', JSON.stringify(valid), 415, /content-type/, { 'content-type': 'text/plain' }],
       ['over the body limit', { ...valid, padding: 'x'.repeat(1024 * 1024) }, 413, /./],
       [`missing ${key}`, { ...valid, [key]: undefined }, 400, new RegExp(`body\\.${key}: is required`)],
-      [`null ${key}`, { ...valid, [key]: null }, 400, new RegExp(`body\\.${key}: must be object`)],
+      [`null ${key}`, { ...valid, [key]: null }, 400, new RegExp(`body\\.${key}: must be an object`)],
       [`${key} of the wrong kind`, { ...valid, [key]: { ...parentOf(path), kind: 'ConfigMap' } }, 400, new RegExp(`body\\.${key}\\.kind`)],
-      [`${key} name a number`, { ...valid, [key]: { ...parentOf(path), metadata: { ...parentOf(path).metadata, name: 7 } } }, 400, /metadata\.name: must be string/],
+      [`${key} name a number`, { ...valid, [key]: { ...parentOf(path), metadata: { ...parentOf(path).metadata, name: 7 } } }, 400, /metadata\.name: must be a string, got a number/],
       // `__proto__` and `constructor` are ordinary keys (a Secret may have one): parsed as own
       // properties, never reaching Object.prototype; this parent is refused for what it lacks.
       ['__proto__ key', `{"${key}": {"__proto__": {"polluted": true}}}`, 400, new RegExp(`body\\.${key}\\.apiVersion: is required`)],
@@ -48,10 +48,10 @@ t.test('every hook route: the hostile table gets 4xx with a message, never 5xx',
     if (!path.endsWith('/customize')) {
       const mapKey = path.startsWith('/credentialrotation') ? 'attachments' : 'children';
       cases.push(
-        [`${mapKey} a list`, { ...valid, [mapKey]: [] }, 400, new RegExp(`body\\.${mapKey}: must be object`)],
+        [`${mapKey} a list`, { ...valid, [mapKey]: [] }, 400, new RegExp(`body\\.${mapKey}: must be an object`)],
         [`${mapKey} group not a map`, { ...valid, [mapKey]: { 'Secret.v1': 5 } }, 400, new RegExp(`body\\.${mapKey}`)],
         [`${mapKey} object without kind`, { ...valid, [mapKey]: { 'Secret.v1': { 'ns/x': { apiVersion: 'v1', metadata: { name: 'x' } } } } }, 400, /kind: is required/],
-        ['related null', { ...valid, related: null }, 400, /body\.related: must be object/],
+        ['related null', { ...valid, related: null }, 400, /body\.related: must be an object, got null/],
       );
     }
     for (const [name, body, status, message, headers] of cases) {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { CustomizeHookResponse } from '../src/api/hooks.js';
-import { exampleControlPlane, type Obj } from './support/shared.js';
+import { fixtureControlPlane, type Obj } from './support/shared.js';
 import { post, testServer } from './support/server.js';
 
 const customizeRequest = (parent: Obj) => ({ controller: { kind: 'CompositeController' }, parent });
@@ -9,7 +9,7 @@ const customizeRequest = (parent: Obj) => ({ controller: { kind: 'CompositeContr
 t.test('controlplane customize: full-managed example relates exactly the DESIGN §3 objects', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const cp = exampleControlPlane('controlplane-full-managed.yaml');
+  const cp = fixtureControlPlane('controlplane.yaml');
   const res = await post(app, '/controlplane/customize', customizeRequest(cp));
   t.equal(res.status, 200);
   t.ok(Value.Check(CustomizeHookResponse, res.json), 'response matches the customize response schema');
@@ -39,7 +39,7 @@ t.test('controlplane customize: full-managed example relates exactly the DESIGN 
 t.test('controlplane customize: brownfield relates the user-declared password Secret and no infrastructure', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const cp = exampleControlPlane('controlplane-full-managed.yaml');
+  const cp = fixtureControlPlane('controlplane.yaml');
   cp.spec.infrastructure = {
     database: { host: 'db.example.com', database: 'keystone', secretRef: { name: 'keystone-db' } },
     cache: { servers: ['mc-0:11211'], backend: 'dogpile.cache.pymemcache' },
@@ -56,7 +56,7 @@ t.test('controlplane customize: brownfield relates the user-declared password Se
 t.test('controlplane customize: the minimal example gets the webhook defaults', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const cp = exampleControlPlane('controlplane-kind-minimal.yaml');
+  const cp = fixtureControlPlane('controlplane-minimal.yaml');
   const res = await post(app, '/controlplane/customize', customizeRequest(cp));
   t.equal(res.status, 200);
   const rules = res.json.relatedResources as Obj[];
@@ -71,7 +71,7 @@ t.test('controlplane customize: the minimal example gets the webhook defaults', 
 t.test('controlplane customize: a custom clouds.yaml Secret name is related', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const cp = exampleControlPlane('controlplane-full-managed.yaml');
+  const cp = fixtureControlPlane('controlplane.yaml');
   cp.spec.korc.adminCredential.cloudCredentialsRef.secretName = 'my-clouds';
   const res = await post(app, '/controlplane/customize', customizeRequest(cp));
   t.same(res.json.relatedResources[0].names, ['controlplane-keystone-keystone-admin-credentials', 'my-clouds']);
@@ -81,7 +81,7 @@ t.test('controlplane customize: an invalid spec still answers 200 with what it c
   const { app } = await testServer();
   t.teardown(() => app.close());
   for (const spec of [undefined, 'not an object', { korc: 5, infrastructure: { database: { clusterRef: { name: 'Bad_Name' } } } }]) {
-    const cp = exampleControlPlane('controlplane-full-managed.yaml');
+    const cp = fixtureControlPlane('controlplane.yaml');
     cp.spec = spec;
     const res = await post(app, '/controlplane/customize', customizeRequest(cp));
     t.equal(res.status, 200, `spec ${JSON.stringify(spec)}`);
@@ -120,7 +120,7 @@ t.test('credentialrotation customize: ControlPlanes and labelled admin ACs of it
 t.test('customize routes refuse a parent of the wrong kind', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
-  const cp = exampleControlPlane('controlplane-full-managed.yaml');
+  const cp = fixtureControlPlane('controlplane.yaml');
   const res = await post(app, '/credentialrotation/customize', customizeRequest(cp));
   t.equal(res.status, 400);
   t.match(res.json.message, /body\.parent\.kind/);

@@ -31,7 +31,7 @@ t.test('deeperThan measures brackets outside strings, without recursion', async 
 
 t.test('every hook route: a body nested 2,000+ levels is 400 naming the limit, never 500', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'c5c3-depth-'));
-  const { app } = await testServer({ bodyLimit: 8 * 1024 * 1024, overload: { maxEventLoopDelayMs: 0 }, capture: { dir, key: 'k' } });
+  const { app } = await testServer({ bodyLimit: 8 * 1024 * 1024, capture: { dir, key: 'k' } });
   t.teardown(() => app.close());
   const world = await converge(app, managedCP());
   const ns = world.parent.metadata.namespace;
@@ -65,7 +65,7 @@ t.test('every hook route: a body nested 2,000+ levels is 400 naming the limit, n
 
 t.test('JSON nested deep inside a string (a last-applied annotation) is handled: 200, nothing dropped', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'c5c3-depth-'));
-  const { app } = await testServer({ bodyLimit: 8 * 1024 * 1024, overload: { maxEventLoopDelayMs: 0 }, capture: { dir, key: 'k' } });
+  const { app } = await testServer({ bodyLimit: 8 * 1024 * 1024, capture: { dir, key: 'k' } });
   t.teardown(() => app.close());
   const world = await converge(app, managedCP());
   for (const depth of [MAX_JSON_DEPTH + 1, 5_000]) {

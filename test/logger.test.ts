@@ -37,3 +37,19 @@ t.test('no secret reaches a log line, at any depth', async (t) => {
     t.doesNotThrow(() => JSON.parse(line), 'JSON line');
   }
 });
+
+t.test('one log line per request: a hook call at info, probes and metrics at debug', async (t) => {
+  const { app, logs } = await testServer({ level: 'info' });
+  t.teardown(() => app.close());
+  for (const url of ['/healthz', '/readyz', '/metrics']) await app.inject({ method: 'GET', url });
+  t.same(logs, [], 'no probe or scrape line at info');
+  await app.inject({ method: 'POST', url: '/controlplane/customize', headers: { 'content-type': 'application/json' }, payload: '{"controller": {}, "parent": 7}' });
+  t.equal(logs.length, 1, 'one line for a hook call');
+  t.match(JSON.parse(logs[0]!), { level: 'info', hook: 'controlplane/customize', method: 'POST', path: '/controlplane/customize', statusCode: 400, durationMs: Number, msg: 'POST /controlplane/customize 400' });
+
+  const debug = await testServer({ level: 'debug' });
+  t.teardown(() => debug.app.close());
+  await debug.app.inject({ method: 'GET', url: '/healthz?x=1' });
+  t.equal(debug.logs.length, 1, 'probes are still there at debug');
+  t.match(JSON.parse(debug.logs[0]!), { level: 'debug', path: '/healthz', statusCode: 200, msg: 'GET /healthz 200' });
+});

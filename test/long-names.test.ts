@@ -39,7 +39,7 @@ t.test('labelValue: unchanged up to 63 characters, else a valid, deterministic p
 });
 
 t.test('a ControlPlane name of 100 characters: valid labels, and KeystoneReady InvalidSpec naming the Service limit', async (t) => {
-  const { app } = await testServer({ overload: { maxEventLoopDelayMs: 0 } });
+  const { app } = await testServer();
   t.teardown(() => app.close());
   const world = await converge(app, named(name(100)));
   checkEmitted(t, world);
@@ -53,7 +53,7 @@ t.test('a ControlPlane name of 100 characters: valid labels, and KeystoneReady I
 });
 
 t.test('a ControlPlane name of 240 characters: DBCredentialsReady InvalidSpec naming the child, nothing dropped', async (t) => {
-  const { app } = await testServer({ overload: { maxEventLoopDelayMs: 0 } });
+  const { app } = await testServer();
   t.teardown(() => app.close());
   const world = await converge(app, named(name(240)));
   checkEmitted(t, world);
@@ -63,7 +63,7 @@ t.test('a ControlPlane name of 240 characters: DBCredentialsReady InvalidSpec na
 });
 
 t.test('a ControlPlane name of 54 characters (Keystone Service name of 63) converges', async (t) => {
-  const { app } = await testServer({ overload: { maxEventLoopDelayMs: 0 } });
+  const { app } = await testServer();
   t.teardown(() => app.close());
   const world = await converge(app, named(name(54)));
   checkEmitted(t, world);
@@ -72,7 +72,7 @@ t.test('a ControlPlane name of 54 characters (Keystone Service name of 63) conve
 });
 
 t.test('a SecretAggregate name of 200 characters: the target carries a valid label value', async (t) => {
-  const { app } = await testServer({ overload: { maxEventLoopDelayMs: 0 } });
+  const { app } = await testServer();
   t.teardown(() => app.close());
   const ns = 'openstack';
   const sa = { apiVersion: 'c5c3.io/v1alpha1', kind: 'SecretAggregate', metadata: { name: name(200, 'agg'), namespace: ns, uid: 'u', generation: 1 }, spec: { sources: [{ secretRef: { name: 's' } }], target: { name: 't' } } };

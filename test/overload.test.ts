@@ -4,9 +4,9 @@ import t from 'tap';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { testServer, post } from './support/server.js';
-import { exampleControlPlane } from './support/shared.js';
+import { fixtureControlPlane } from './support/shared.js';
 
-const body = () => ({ controller: {}, parent: exampleControlPlane('controlplane-full-managed.yaml') });
+const body = () => ({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
@@ -16,6 +16,21 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+t.test('a server built without overload options (tests, simulation, gen, replay) never answers 429', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  t.equal((await post(app, '/controlplane/customize', body())).status, 200);
+  // Longer than the production threshold (1000 ms) and sample interval (500 ms) together.
+  for (let round = 0; round < 3; round++) {
+    const busyUntil = Date.now() + 1600;
+    while (Date.now() < busyUntil) {
+      // blocked, as a simulation driving hundreds of calls in one go blocks it
+    }
+    t.equal((await post(app, '/controlplane/customize', body())).status, 200, `answered after a ${1600} ms stall`);
+    await sleep(20);
+  }
+});
 
 t.test('a blocked event loop: 429 with Retry-After on hooks, 200 on probes, then recovery', async (t) => {
   const { app } = await testServer({ overload: { maxEventLoopDelayMs: 20, sampleIntervalMs: 25, retryAfterSeconds: 3 } });
@@ -48,7 +63,7 @@ t.test('real saturation over HTTP: only 200 or 429 with Retry-After, never an er
   t.teardown(() => app.close());
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
-  const cp = exampleControlPlane('controlplane-full-managed.yaml');
+  const cp = fixtureControlPlane('controlplane.yaml');
   cp.status = { padding: 'x'.repeat(256 * 1024) };
   const payload = JSON.stringify({ controller: {}, parent: cp });
   const call = () =>

@@ -37,7 +37,7 @@ t.test('admission refuses every child name of the ControlPlane as cloudCredentia
 });
 
 t.test('the sync hook answers InvalidSpec naming the field, keeps every child, never 500', async (t) => {
-  const { app } = await testServer({ overload: { maxEventLoopDelayMs: 0 } });
+  const { app } = await testServer();
   t.teardown(() => app.close());
   const world = await converge(app, managedCP());
   for (const name of Object.values(childNames(world.parent.metadata.name))) {

@@ -18,7 +18,7 @@ const oddSecret = (o: Obj) => (o.kind === 'Secret' ? { ...o, data: withOddKeys(o
 const own = (o: unknown, key: string) => o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, key);
 
 t.test('ControlPlane: related and owned Secrets with __proto__ keys: 200, same answer as without them', async (t) => {
-  const { app } = await testServer({ overload: { maxEventLoopDelayMs: 0 } });
+  const { app } = await testServer();
   t.teardown(() => app.close());
   const world = await converge(app, managedCP());
   t.ok(world.related.some((r) => r.kind === 'Secret' && r.metadata.name.endsWith('-keystone-admin-credentials')), 'the admin-password Secret is related');
@@ -34,7 +34,7 @@ t.test('ControlPlane: related and owned Secrets with __proto__ keys: 200, same a
 
 t.test('SecretAggregate: a source with a __proto__ key is aggregated with it; a kept target keeps it; the capture keeps it', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'c5c3-proto-'));
-  const { app } = await testServer({ overload: { maxEventLoopDelayMs: 0 }, capture: { dir, key: 'k' } });
+  const { app } = await testServer({ capture: { dir, key: 'k' } });
   t.teardown(() => app.close());
   const ns = 'openstack';
   const sa = { apiVersion: 'c5c3.io/v1alpha1', kind: 'SecretAggregate', metadata: { name: 'agg', namespace: ns, uid: 'uid-agg', generation: 1 }, spec: { sources: [{ secretRef: { name: 'src' } }, { secretRef: { name: 'picked' }, keys: ['__proto__'] }], target: { name: 'out' } } };

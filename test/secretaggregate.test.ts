@@ -121,7 +121,7 @@ t.test('a selected key removed from a source: waits, the target keeps its last c
   t.match(ready(answer), {
     status: 'False',
     reason: 'WaitingForSource',
-    message: 'waiting for Secret nova-app-credential has no key application_credential_secret; Secret nova-aggregated-credentials keeps its last content',
+    message: 'Waiting for the sources: Secret nova-app-credential has no key application_credential_secret; Secret nova-aggregated-credentials keeps its last content',
     lastTransitionTime: '2026-11-21T12:00:00Z',
   });
   noValueIn(t, answer);
@@ -145,7 +145,7 @@ t.test('missing, deleting and empty sources: nothing is created until every sour
   for (const [name, related, detail] of cases) {
     const answer = await sync(app, aggregateOf(), [], related);
     t.same(answer.children, [], `${name}: no target`);
-    t.match(ready(answer), { status: 'False', reason: 'WaitingForSource', message: `waiting for ${detail}; Secret nova-aggregated-credentials is created once every source is complete` }, name);
+    t.match(ready(answer), { status: 'False', reason: 'WaitingForSource', message: `Waiting for the sources: ${detail}; Secret nova-aggregated-credentials is created once every source is complete` }, name);
   }
 });
 
@@ -161,9 +161,9 @@ t.test('a key two sources provide is a conflict: named, nothing published, resol
     status: 'False',
     reason: 'KeyConflict',
     message:
-      'key password from sources[0] (Secret nova-db-credentials) and sources[1] (Secret nova-rabbitmq-credentials); ' +
-      'key username from sources[0] (Secret nova-db-credentials) and sources[1] (Secret nova-rabbitmq-credentials): ' +
-      'select keys so that every key has one source; Secret nova-aggregated-credentials keeps its last content',
+      'Two sources provide the same key: key password from sources[0] (Secret nova-db-credentials) and sources[1] (Secret nova-rabbitmq-credentials); ' +
+      'key username from sources[0] (Secret nova-db-credentials) and sources[1] (Secret nova-rabbitmq-credentials). ' +
+      'Select keys so that every key has one source; Secret nova-aggregated-credentials keeps its last content',
   });
   noValueIn(t, answer);
 
@@ -176,7 +176,7 @@ t.test('a key two sources provide is a conflict: named, nothing published, resol
   const twice = { sources: [{ secretRef: { name: 'nova-db-credentials' } }, { secretRef: { name: 'nova-db-credentials' }, keys: ['password'] }], target: { name: 'out' } };
   const repeated = { sources: [{ secretRef: { name: 'nova-db-credentials' }, keys: ['password', 'password'] }], target: { name: 'out' } };
   t.equal(ready(await sync(app, aggregateOf(repeated), [], clash)).reason, 'Aggregated', 'a key listed twice in one source (admission bypassed) is one key');
-  t.match(ready(await sync(app, aggregateOf(twice), [], clash)).message, /^key password from sources\[0\] \(Secret nova-db-credentials\) and sources\[1\] \(Secret nova-db-credentials\)/, 'the same Secret listed twice with overlapping keys is a conflict too');
+  t.match(ready(await sync(app, aggregateOf(twice), [], clash)).message, /^Two sources provide the same key: key password from sources\[0\] \(Secret nova-db-credentials\) and sources\[1\] \(Secret nova-db-credentials\)/, 'the same Secret listed twice with overlapping keys is a conflict too');
 });
 
 t.test('a result over the 1 MiB Secret limit is refused, the target kept', async (t) => {
@@ -186,7 +186,7 @@ t.test('a result over the 1 MiB Secret limit is refused, the target kept', async
   const observed = live(first.children[0]!);
   const big = sources({ rabbit: { transport_url: 'x'.repeat(1024 * 1024 - 30) } });
   const answer = await sync(app, aggregateOf(SEED_SPEC, 1, first.status), [observed], big);
-  t.match(ready(answer), { status: 'False', reason: 'TargetTooLarge', message: /^the aggregate would hold 1048\d+ bytes, more than a Secret can \(1048576\)/ });
+  t.match(ready(answer), { status: 'False', reason: 'TargetTooLarge', message: /^The aggregate would hold 1048\d+ bytes, more than a Secret can \(1048576\)/ });
   t.same(decoded(answer.children[0]!), decoded(first.children[0]!));
   const fits = sources({ rabbit: { transport_url: 'x'.repeat(1024 * 1024 - 200) } });
   t.equal(ready(await sync(app, aggregateOf(), [], fits)).reason, 'Aggregated', 'just under the limit is published');
@@ -250,17 +250,17 @@ t.test('unusable specs: InvalidSpec naming the field, every observed Secret kept
   const observed = live(first.children[0]!);
   const target = { name: 'nova-aggregated-credentials' };
   const cases: [string, unknown, RegExp][] = [
-    ['spec not an object', 'garbage', /^spec: must be an object$/],
-    ['no sources', { target }, /^spec.sources: must list at least one Secret$/],
-    ['empty sources', { sources: [], target }, /^spec.sources: must list at least one Secret$/],
-    ['no target', { sources: SEED_SPEC.sources }, /^spec.target.name: is required$/],
-    ['the reference placeholder only', { targetSecretName: 'nova-aggregated-credentials' }, /^spec.sources: must list at least one Secret$/],
+    ['spec not an object', 'garbage', /^The spec is invalid: spec: must be an object$/],
+    ['no sources', { target }, /^The spec is invalid: spec.sources: must list at least one Secret$/],
+    ['empty sources', { sources: [], target }, /^The spec is invalid: spec.sources: must list at least one Secret$/],
+    ['no target', { sources: SEED_SPEC.sources }, /^The spec is invalid: spec.target.name: is required$/],
+    ['the reference placeholder only', { targetSecretName: 'nova-aggregated-credentials' }, /^The spec is invalid: spec.sources: must list at least one Secret$/],
     ['target among the sources', { sources: [{ secretRef: { name: 'nova-aggregated-credentials' } }], target }, /target Secret nova-aggregated-credentials cannot also be a source/],
-    ['empty source name', { sources: [{ secretRef: {} }], target }, /^spec.sources\[0\].secretRef.name: must name a Secret, got ""$/],
-    ['keys not a list', { sources: [{ secretRef: { name: 'a' }, keys: 'password' }], target }, /^spec.sources\[0\].keys: must be array$/],
-    ['bad key', { sources: [{ secretRef: { name: 'a' }, keys: ['pass word'] }], target }, /^spec.sources\[0\].keys\[0\]: must match pattern/],
-    ['bad target name', { sources: SEED_SPEC.sources, target: { name: 'Nova_Creds' } }, /^spec.target.name: must match pattern/],
-    ['bad deprecated target name', { sources: SEED_SPEC.sources, targetSecretName: 'Nova_Creds' }, /^spec.targetSecretName: must be a Secret name/],
+    ['empty source name', { sources: [{ secretRef: {} }], target }, /^The spec is invalid: spec.sources\[0\].secretRef.name: must name a Secret, got ""$/],
+    ['keys not a list', { sources: [{ secretRef: { name: 'a' }, keys: 'password' }], target }, /^The spec is invalid: spec.sources\[0\].keys: must be an array, got a string$/],
+    ['bad key', { sources: [{ secretRef: { name: 'a' }, keys: ['pass word'] }], target }, /^The spec is invalid: spec.sources\[0\].keys\[0\]: must match pattern/],
+    ['bad target name', { sources: SEED_SPEC.sources, target: { name: 'Nova_Creds' } }, /^The spec is invalid: spec.target.name: must match pattern/],
+    ['bad deprecated target name', { sources: SEED_SPEC.sources, targetSecretName: 'Nova_Creds' }, /^The spec is invalid: spec.targetSecretName: must be a Secret name/],
     ['both target names, different', { sources: SEED_SPEC.sources, target, targetSecretName: 'other' }, /targetSecretName: is deprecated and, when set with target.name, must equal it/],
   ];
   for (const [name, spec, message] of cases) {

@@ -4,11 +4,11 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:https';
-import { exampleControlPlane, readYamlDocs, REPO_ROOT } from './support/shared.js';
+import { fixtureControlPlane, readYamlDocs, REPO_ROOT } from './support/shared.js';
 import { post, testServer } from './support/server.js';
 import { HOOK_ROUTES } from '../src/routes.js';
 
-const cpRequest = () => ({ controller: {}, parent: exampleControlPlane('controlplane-full-managed.yaml') });
+const cpRequest = () => ({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') });
 
 t.test('health, readiness and draining', async (t) => {
   const { app } = await testServer();
@@ -48,11 +48,11 @@ t.test('malformed requests get 400 with a JSON {error, message} naming the probl
     ['not JSON', 'this is not json', /not valid JSON/],
     ['truncated JSON', JSON.stringify(valid).slice(0, 200), /not valid JSON/],
     ['empty body', '', /empty|JSON/i],
-    ['JSON array', '[]', /body: must be object/],
+    ['JSON array', '[]', /body: must be an object, got an array/],
     ['missing parent', { controller: {} }, /body\.parent: is required/],
-    ['null parent', { parent: null }, /body\.parent: must be object/],
+    ['null parent', { parent: null }, /body\.parent: must be an object, got null/],
     ['parent without metadata', { parent: { apiVersion: 'c5c3.io/v1alpha1', kind: 'ControlPlane' } }, /body\.parent\.metadata: is required/],
-    ['name of the wrong type', { parent: { ...valid.parent, metadata: { ...valid.parent.metadata, name: 42 } } }, /body\.parent\.metadata\.name: must be string/],
+    ['name of the wrong type', { parent: { ...valid.parent, metadata: { ...valid.parent.metadata, name: 42 } } }, /body\.parent\.metadata\.name: must be a string, got a number/],
     ['missing namespace', { parent: { ...valid.parent, metadata: { name: 'x' } } }, /body\.parent\.metadata\.namespace: is required/],
     ['wrong kind', { parent: { ...valid.parent, kind: 'Secret' } }, /body\.parent\.kind/],
     ['wrong apiVersion', { parent: { ...valid.parent, apiVersion: 'c5c3.io/v9' } }, /body\.parent\.apiVersion/],

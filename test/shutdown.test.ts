@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { REPO_ROOT, exampleControlPlane } from './support/shared.js';
+import { REPO_ROOT, fixtureControlPlane } from './support/shared.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,7 +27,7 @@ t.test('SIGTERM: in-flight requests complete, new ones are refused, exit code 0'
     child.on('exit', () => reject(new Error(`server exited early: ${output}`)));
   });
 
-  const body = Buffer.from(JSON.stringify({ controller: {}, parent: exampleControlPlane('controlplane-full-managed.yaml') }));
+  const body = Buffer.from(JSON.stringify({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') }));
   // Several requests in flight: headers and part of the body in, the rest after SIGTERM.
   const send = (delayMs: number) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {

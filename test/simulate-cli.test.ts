@@ -1,16 +1,17 @@
-// `npm run simulate`: the built CLI on the shared examples, its exit codes and its timeline.
+// `npm run simulate`: the built CLI on the examples of examples/, its exit codes and its timeline.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { REPO_ROOT, sharedPath } from './support/shared.js';
+import { REPO_ROOT } from './support/shared.js';
 
 const CLI = join(REPO_ROOT, 'dist', 'cli', 'simulate.js');
+const example = (file: string) => join(REPO_ROOT, 'examples', file);
 const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
 
 t.test('a managed example goes from nothing to Ready and through every scenario', async (t) => {
-  const r = run(sharedPath('examples', 'controlplane-full-managed.yaml'), '--scenario', 'duplicate,all');
+  const r = run(example('controlplane.yaml'), '--scenario', 'duplicate,all');
   t.equal(r.status, 0, r.stderr);
   for (const phase of ['converge', 'duplicate', 'rotate-password', 'remint', 'outage', 'recover', 'aggregate', 'remove-source-key', 'conflict', 'delete-aggregate', 'delete']) {
     t.match(r.stdout, new RegExp(`\\n  ${phase}: OK after \\d+ round`), `${phase} reported OK`);
@@ -18,12 +19,12 @@ t.test('a managed example goes from nothing to Ready and through every scenario'
   t.match(r.stdout, /KeystoneReady=True KeystoneReady/, 'the timeline shows conditions');
   t.match(r.stdout, /metacontroller created MariaDB\/openstack-db/, 'and what Metacontroller did');
   t.match(r.stdout, /k-orc: revoked application credential ac-1/, 'and what the operators did');
-  t.match(r.stdout, /SecretAggregate controlplane-keystone-credentials\s+Ready=False WaitingForSource: waiting for Secret controlplane-keystone-messaging has no key transport_url/, 'the aggregate waits for its source');
+  t.match(r.stdout, /SecretAggregate controlplane-keystone-credentials\s+Ready=False WaitingForSource: Waiting for the sources: Secret controlplane-keystone-messaging has no key transport_url/, 'the aggregate waits for its source');
   t.notMatch(r.stdout, /Passw0rd|sim-mq-password/, 'no password in the timeline');
 });
 
 t.test('a run that does not converge exits 1 and says which phase', async (t) => {
-  const r = run(sharedPath('examples', 'controlplane-kind-minimal.yaml'), '--max-rounds', '3');
+  const r = run(example('controlplane-minimal.yaml'), '--max-rounds', '3');
   t.equal(r.status, 1);
   t.match(r.stdout, /converge: FAILED: did not reach its goal within 3 rounds/);
 });
@@ -35,9 +36,9 @@ t.test('usage and admission errors exit 2 with a message', async (t) => {
     [[bad], /the API server would refuse ControlPlane x: spec/],
     [[], /exactly one ControlPlane file/],
     [['/nonexistent.yaml'], /cannot read \/nonexistent.yaml: ENOENT/],
-    [[sharedPath('examples', 'controlplane-kind-minimal.yaml'), '-s', 'explode'], /unknown scenario "explode"/],
-    [[sharedPath('examples', 'controlplane-kind-minimal.yaml'), '-s', 'delete,remint'], /delete ends a run/],
-    [[sharedPath('examples', 'credentialrotation-remint.yaml')], /holds no ControlPlane/],
+    [[example('controlplane-minimal.yaml'), '-s', 'explode'], /unknown scenario "explode"/],
+    [[example('controlplane-minimal.yaml'), '-s', 'delete,remint'], /delete ends a run/],
+    [[example('credentialrotation.yaml')], /holds no ControlPlane/],
   ];
   for (const [args, message] of cases) {
     const r = run(...args);

@@ -21,7 +21,7 @@ t.test('CatalogRegistered: the identity Service keystone and its public Endpoint
     managementPolicy: 'managed',
     resource: { interface: 'public', url: 'http://controlplane-keystone-keystone.openstack.svc:5000/v3', serviceRef: N.service, enabled: true },
   });
-  t.match(conditionOf(world.response.status, 'CatalogReady'), { status: 'True', reason: 'CatalogRegistered', message: 'identity Service controlplane-keystone-identity-service and Endpoint controlplane-keystone-identity-endpoint registered and Available' });
+  t.match(conditionOf(world.response.status, 'CatalogReady'), { status: 'True', reason: 'CatalogRegistered', message: 'Identity Service controlplane-keystone-identity-service and Endpoint controlplane-keystone-identity-endpoint registered and Available' });
 });
 
 t.test('the Endpoint URL: publicEndpoint, else the gateway, else in-cluster Keystone', async (t) => {

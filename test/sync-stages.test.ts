@@ -111,7 +111,7 @@ t.test('Infrastructure: a spec that bypassed admission fails with InvalidSpec na
   const typed = managedCP();
   typed.spec.infrastructure.cache.replicas = 'three';
   const res2 = await sync(app, typed);
-  t.match(conditionOf(res2.status, 'InfrastructureReady'), { reason: 'InvalidSpec', message: /spec\.infrastructure\.cache\.replicas: must be integer/ });
+  t.match(conditionOf(res2.status, 'InfrastructureReady'), { reason: 'InvalidSpec', message: /spec\.infrastructure\.cache\.replicas: must be an integer/ });
 });
 
 for (const [stage, condition, esName, waitingReason, readyReason] of [

@@ -21,6 +21,8 @@ function newAjv(useDefaults: boolean): Ajv {
     useDefaults,
     coerceTypes: false,
     strict: true,
+    // Errors carry the offending data, so a message can say which type it got (never its value).
+    verbose: true,
     // Kubernetes formats: accepted as annotations (the API server checks them, not us).
     formats: { 'date-time': true, int32: true, int64: true },
   });
@@ -48,7 +50,25 @@ export function formatError(prefix: string, error: ErrorObject): string {
   if (error.keyword === 'enum') {
     return `${path}: must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   }
+  // What was expected comes from the schema; of what was sent only its type is named (a value
+  // could be a secret).
+  if (error.keyword === 'const') return `${path}: must be ${JSON.stringify(error.params.allowedValue)}`;
+  if (error.keyword === 'type') {
+    const got = 'data' in error ? `, got ${typeName(error.data)}` : '';
+    return `${path}: must be ${String(error.params.type).split(',').map(withArticle).join(' or ')}${got}`;
+  }
+  if (error.keyword === 'additionalProperties') return `${path}: unknown field ${JSON.stringify(error.params.additionalProperty)}`;
   return `${path}: ${error.message ?? 'is invalid'}`;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return withArticle(typeof value);
+}
+
+function withArticle(type: string): string {
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 /** A compiled validator for one schema: `validate(value)` defaults a copy and reports errors. */

@@ -91,16 +91,28 @@ export const RUNS: Run[] = [
   { name: 'takeover', controlPlane: MANAGED, phases: ['converge', ...SCENARIOS.takeover!], hooks: ['controlplane-sync'], keepPhases: ['takeover'] },
 ];
 
-async function replay(call: CapturedCall): Promise<unknown> {
+/** A call's request through a fresh server at its clock and seed: the HTTP status and JSON body. */
+export async function replayAnswer(call: Pick<CapturedCall, 'hook' | 'clock' | 'randomSeed' | 'request'>): Promise<{ status: number; body: unknown }> {
   const clock = new Date(call.clock);
-  const app = await buildServer({ logger: false, clock: () => clock, randomSeed: call.randomSeed, overload: { maxEventLoopDelayMs: 0 } });
+  const app = await buildServer({ logger: false, clock: () => clock, randomSeed: call.randomSeed });
   try {
-    const res = await app.inject({ method: 'POST', url: call.hook, payload: call.request as object });
-    if (res.statusCode !== 200) throw new Error(`${call.hook} replay answered ${res.statusCode}: ${res.body}`);
-    return res.json();
+    const res = await app.inject({ method: 'POST', url: call.hook, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(call.request) });
+    let body: unknown;
+    try {
+      body = res.json();
+    } catch {
+      body = res.body;
+    }
+    return { status: res.statusCode, body };
   } finally {
     await app.close();
   }
+}
+
+async function replay(call: CapturedCall): Promise<unknown> {
+  const { status, body } = await replayAnswer(call);
+  if (status !== 200) throw new Error(`${call.hook} replay answered ${status}: ${JSON.stringify(body)}`);
+  return body;
 }
 
 /** A hooks/ file's request replayed and sanitised: what its `response` must be. */
@@ -117,7 +129,7 @@ export async function renderHookPayloads(): Promise<Map<string, string>> {
   const sanitizer = new Sanitizer(HOOKS_KEY);
   for (const run of RUNS) {
     let sim: Simulation | undefined;
-    const app: HooksServer = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(`hooks-${run.name}`), overload: { maxEventLoopDelayMs: 0 } });
+    const app: HooksServer = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(`hooks-${run.name}`) });
     const seen = new Set<string>();
     /** The situation of the last call per hook and parent: a file is kept only when it changes. */
     const last = new Map<string, string>();

@@ -1,27 +1,68 @@
-// `npm run gen`: regenerates every generated file of the repository (CRDs, hooks/ payloads).
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+// `npm run gen`: regenerates every generated file of the repository (CRDs, hooks/ payloads) and
+// lists the files it changed.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { renderCRDs } from '../crd/generate.js';
 import { renderHookPayloads } from '../capture/hook-payloads.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const USAGE = `usage: npm run gen -- [--check] [--root DIR]
 
-function write(path: string, content: string): void {
+Regenerates the generated files: manifests/crds/ from the TypeBox schemas in src/api/, and
+hooks/ from simulated lifecycles (files of a situation that no longer occurs are removed).
+Lists the files it wrote or removed; unchanged files are not touched.
+
+  --check     write nothing; list what would change
+  --root DIR  the repository to write into (default: this checkout)
+  -h, --help  this text; nothing is generated
+
+Exit codes: 0 done (with --check: everything up to date), 1 --check found stale files or
+generating failed, 2 usage error.`;
+
+function fail(message: string): never {
+  process.stderr.write(`gen: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+let args;
+try {
+  args = parseArgs({ options: { check: { type: 'boolean' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }).values;
+} catch (err) {
+  fail((err as Error).message);
+}
+if (args.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const root = resolve(args.root ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..'));
+const check = args.check === true;
+
+const wanted = new Map<string, string>(renderCRDs());
+const payloads = await renderHookPayloads();
+for (const [path, content] of payloads) wanted.set(path, content);
+
+const changes: string[] = [];
+for (const [path, content] of wanted) {
   const target = resolve(root, path);
+  const before = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
+  if (before === content) continue;
+  changes.push(`${before === undefined ? 'created' : 'updated'} ${path}`);
+  if (check) continue;
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, content);
-  console.log(`wrote ${path}`);
 }
-
-for (const [path, content] of renderCRDs()) write(path, content);
-
-const payloads = await renderHookPayloads();
 // Payload directories hold generated files only: stale ones go.
 for (const dir of new Set([...payloads.keys()].map((p) => dirname(p)))) {
-  rmSync(resolve(root, dir), { recursive: true, force: true });
+  const full = resolve(root, dir);
+  if (!existsSync(full)) continue;
+  for (const name of readdirSync(full)) {
+    const path = relative(root, join(full, name));
+    if (wanted.has(path)) continue;
+    changes.push(`removed ${path}`);
+    if (!check) rmSync(join(full, name), { recursive: true, force: true });
+  }
 }
-for (const [path, content] of payloads) write(path, content);
-for (const dir of readdirSync(resolve(root, 'hooks'), { withFileTypes: true })) {
-  if (dir.isDirectory()) console.log(`hooks/${dir.name}: ${readdirSync(join(resolve(root, 'hooks'), dir.name)).length} files`);
-}
+for (const line of changes) console.log(check ? `stale: ${line}` : line);
+console.log(changes.length === 0 ? `gen: all ${wanted.size} generated files are up to date` : `gen: ${changes.length} of ${wanted.size} generated files ${check ? 'would change' : 'changed'}`);
+process.exit(check && changes.length > 0 ? 1 : 0);

@@ -67,12 +67,12 @@ function decide(cr: CredentialRotationParent, generation: number, latched: numbe
   const done = (reason: string, message: string, latch?: number): Verdict => ({ ready: { status: 'True', reason, message }, latch });
 
   if (spec.target !== ADMIN_AC_TARGET) {
-    return wait(ROTATION_REASON.UnsupportedTarget, `target ${JSON.stringify(spec.target)} is not supported: only ${ADMIN_AC_TARGET}`, null);
+    return wait(ROTATION_REASON.UnsupportedTarget, `The target ${JSON.stringify(spec.target)} is not supported: only ${ADMIN_AC_TARGET}`, null);
   }
-  if (cps.length === 0) return wait(ROTATION_REASON.NoControlPlane, `no ControlPlane in namespace ${cr.metadata.namespace}`);
+  if (cps.length === 0) return wait(ROTATION_REASON.NoControlPlane, `No ControlPlane in namespace ${cr.metadata.namespace}`);
   if (cps.length > 1) {
     const names = cps.map((c) => c.metadata.name).sort().join(', ');
-    return wait(ROTATION_REASON.AmbiguousControlPlane, `more than one ControlPlane in namespace ${cr.metadata.namespace} (${names}): refusing to pick one`, null);
+    return wait(ROTATION_REASON.AmbiguousControlPlane, `More than one ControlPlane in namespace ${cr.metadata.namespace} (${names}): refusing to pick one`, null);
   }
   const cp = cps[0]!;
   const acName = childNames(cp.metadata.name).adminAppCredential;
@@ -80,7 +80,7 @@ function decide(cr: CredentialRotationParent, generation: number, latched: numbe
   if (spec.bootstrap === true) {
     return live
       ? done(ROTATION_REASON.BootstrapComplete, `ApplicationCredential ${acName} exists`)
-      : wait(ROTATION_REASON.WaitingForBootstrap, `waiting for ControlPlane ${cp.metadata.name} to mint ApplicationCredential ${acName}`);
+      : wait(ROTATION_REASON.WaitingForBootstrap, `Waiting for ControlPlane ${cp.metadata.name} to mint ApplicationCredential ${acName}`);
   }
   const cannotAct = findCondition(cp, CONDITION.KORC)?.reason === CP_REASON.WaitingForAdminPassword;
   if (spec.reMint === true && latched !== generation) {
@@ -91,10 +91,10 @@ function decide(cr: CredentialRotationParent, generation: number, latched: numbe
     if (live && lists(live, requestKey(cr.metadata.uid ?? '', generation))) {
       return done(ROTATION_REASON.NoRotationNeeded, `ApplicationCredential ${acName} was already minted for this request`, generation);
     }
-    return done(ROTATION_REASON.RotationTriggered, `re-mint of ApplicationCredential ${acName} requested from ControlPlane ${cp.metadata.name} (generation ${generation})`, generation);
+    return done(ROTATION_REASON.RotationTriggered, `Re-mint of ApplicationCredential ${acName} requested from ControlPlane ${cp.metadata.name} (generation ${generation})`, generation);
   }
   if (!cannotAct && !live) return wait(ROTATION_REASON.WaitingForApplicationCredential, `ApplicationCredential ${acName} does not exist yet`);
-  return done(ROTATION_REASON.NoRotationNeeded, latched === generation ? `the re-mint of generation ${generation} was already requested` : 'no re-mint requested');
+  return done(ROTATION_REASON.NoRotationNeeded, latched === generation ? `The re-mint of generation ${generation} was already requested` : 'No re-mint requested');
 }
 
 /**

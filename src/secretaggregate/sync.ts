@@ -44,13 +44,13 @@ function decide(sa: SecretAggregateParent, spec: AggregateSpec, owned: ObjectInd
     return wait(REASON.TargetNotOwned, `Secret ${spec.target} exists and is not owned by SecretAggregate ${sa.metadata.name}: it is never overwritten; delete it or choose another target.name`);
   }
   const result = aggregate(spec.sources, (name) => related.get(GVK.Secret, ns, name));
-  if (result.missing.length > 0) return wait(REASON.WaitingForSource, `waiting for ${listed(result.missing)}; ${keeping}`);
+  if (result.missing.length > 0) return wait(REASON.WaitingForSource, `Waiting for the sources: ${listed(result.missing)}; ${keeping}`);
   if (result.conflicts.length > 0) {
     const named = result.conflicts.map((c) => `key ${c.key} from ${c.sources.map((i) => `sources[${i}] (Secret ${spec.sources[i]!.name})`).join(' and ')}`);
-    return wait(REASON.KeyConflict, `${listed(named)}: select keys so that every key has one source; ${keeping}`);
+    return wait(REASON.KeyConflict, `Two sources provide the same key: ${listed(named)}. Select keys so that every key has one source; ${keeping}`);
   }
   if (result.bytes > MAX_SECRET_BYTES) {
-    return wait(REASON.TargetTooLarge, `the aggregate would hold ${result.bytes} bytes, more than a Secret can (${MAX_SECRET_BYTES}); ${keeping}`);
+    return wait(REASON.TargetTooLarge, `The aggregate would hold ${result.bytes} bytes, more than a Secret can (${MAX_SECRET_BYTES}); ${keeping}`);
   }
   if (observedTarget && isTerminating(observedTarget)) {
     return wait(REASON.WaitingForTarget, `Secret ${spec.target} is being deleted; it is created again once it is gone`);
@@ -84,7 +84,7 @@ export function syncSecretAggregate(request: AggregateRequest, context: { now: D
   const reading = readSpec(sa.spec);
   const verdict: Verdict = reading.spec
     ? decide(sa, reading.spec, owned, related)
-    : { ready: { status: 'False', reason: REASON.InvalidSpec, message: listed(reading.errors) } };
+    : { ready: { status: 'False', reason: REASON.InvalidSpec, message: `The spec is invalid: ${listed(reading.errors)}` } };
 
   // Published: every other owned Secret (a previous target) is released, unless the spec now
   // reads it as a source. Otherwise all are kept. Only Secrets: anything else a request claims

@@ -30,8 +30,6 @@ export async function testServer(options: ServerOptions & { level?: LogLevel } =
     logger,
     clock: () => FIXED_NOW,
     random: sequence(),
-    // Tests never shed load: a busy machine must not turn into 429s (the guard has its own test).
-    overload: { maxEventLoopDelayMs: 0 },
     ...options,
   });
   return { app, logs };

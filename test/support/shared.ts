@@ -1,12 +1,25 @@
-// Access to ../shared (seeds, upstream CRDs, examples), read in place, never copied.
-// The location is configurable with C5C3_SHARED_DIR; the default is the sibling checkout.
-import { readFileSync, readdirSync } from 'node:fs';
+// Test material. Two sources:
+// - examples/ of this repository: ControlPlanes written for this project (any test may use them);
+// - the upstream material (upstream CRDs, the reference examples) in C5C3_SHARED_DIR, default
+//   ../shared, read in place and never copied. Only conformance checks read it: they take the
+//   `conformance` test options, which skip them (counted and reported by scripts/test.mjs) when
+//   the folder is absent, except under CI=true, where they run and fail.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SHARED_DIR = resolve(process.env.C5C3_SHARED_DIR ?? join(REPO_ROOT, '..', 'shared'));
+/** The upstream material is there (its crds/ and examples/ folders). */
+export const SHARED_PRESENT = existsSync(join(SHARED_DIR, 'crds')) && existsSync(join(SHARED_DIR, 'examples'));
+const CI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
+
+/** The skip reason of a conformance check; scripts/test.mjs counts the checks skipped with it. */
+export const CONFORMANCE_SKIP_REASON = 'conformance: needs the upstream material (C5C3_SHARED_DIR)';
+
+/** Options of a test that needs the upstream material: skipped when it is absent (not in CI). */
+export const conformance: { skip: string | false } = { skip: SHARED_PRESENT || CI ? false : CONFORMANCE_SKIP_REASON };
 
 export type Obj = Record<string, any>;
 
@@ -21,7 +34,24 @@ export function sharedPath(...parts: string[]): string {
   return join(SHARED_DIR, ...parts);
 }
 
-/** All example files of ../shared/examples with their documents. */
+/** The metadata the API server would add to a created object. */
+function created(doc: Obj): Obj {
+  doc.metadata = { uid: `uid-${doc.metadata.name}`, generation: 1, creationTimestamp: '2026-01-01T00:00:00Z', ...doc.metadata };
+  return doc;
+}
+
+function controlPlaneIn(path: string): Obj {
+  const doc = readYamlDocs(path).find((d) => d.kind === 'ControlPlane');
+  if (!doc) throw new Error(`${path} holds no ControlPlane`);
+  return created(doc);
+}
+
+/** A ControlPlane of this repository's examples/ (e.g. `controlplane.yaml`), as created. */
+export function fixtureControlPlane(file: string): Obj {
+  return controlPlaneIn(join(REPO_ROOT, 'examples', file));
+}
+
+/** Conformance only: all example files of the upstream material with their documents. */
 export function examples(): { file: string; docs: Obj[] }[] {
   const dir = sharedPath('examples');
   return readdirSync(dir)
@@ -30,18 +60,20 @@ export function examples(): { file: string; docs: Obj[] }[] {
     .map((file) => ({ file, docs: readYamlDocs(join(dir, file)) }));
 }
 
-/** The ControlPlane document of an example, with the metadata the API server would add. */
+/** Conformance only: the ControlPlane of an upstream example, as created. */
 export function exampleControlPlane(file: string): Obj {
-  const doc = readYamlDocs(sharedPath('examples', file)).find((d) => d.kind === 'ControlPlane');
-  if (!doc) throw new Error(`${file} holds no ControlPlane`);
-  doc.metadata = { uid: `uid-${doc.metadata.name}`, generation: 1, creationTimestamp: '2026-01-01T00:00:00Z', ...doc.metadata };
-  return doc;
+  return controlPlaneIn(sharedPath('examples', file));
 }
 
-/** The openAPIV3Schema of an upstream CRD in ../shared/crds (group/plural.yaml). */
+/** Conformance only: the openAPIV3Schema of an upstream CRD (group/plural.yaml). */
 export function upstreamSchema(relPath: string, version?: string): Obj {
   const [crd] = readYamlDocs(sharedPath('crds', relPath));
   const versions = crd!.spec.versions as Obj[];
   const v = version ? versions.find((x) => x.name === version) : versions.find((x) => x.storage);
   return v!.schema.openAPIV3Schema;
+}
+
+/** Conformance only: a whole upstream CRD document. */
+export function upstreamCRD(relPath: string): Obj {
+  return readYamlDocs(sharedPath('crds', relPath))[0]!;
 }

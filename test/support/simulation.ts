@@ -8,7 +8,7 @@ import type { Obj } from './shared.js';
 
 export async function simulation(t: Test, cpInput: Obj, seed: string): Promise<{ sim: Simulation; cp: ObjectRef }> {
   let sim: Simulation | undefined;
-  const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(seed), overload: { maxEventLoopDelayMs: 0 } });
+  const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(seed) });
   t.teardown(() => app.close());
   sim = new Simulation({ app });
   return { sim, cp: sim.createControlPlane(cpInput) };

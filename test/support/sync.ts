@@ -6,7 +6,7 @@ import { readSpec } from '../../src/controlplane/spec.js';
 import type { StageInput } from '../../src/controlplane/stage.js';
 import type { Condition } from '../../src/k8s/conditions.js';
 import { ADMIN_PASSWORD, applyResponse, objectMap, clusterSecretStore, healthy, surroundings, syncRequest, type StatusOf } from './world.js';
-import { exampleControlPlane, type Obj } from './shared.js';
+import { fixtureControlPlane, type Obj } from './shared.js';
 
 export type SyncResponse = { status: Obj; children: Obj[]; resyncAfterSeconds?: number; finalized?: boolean };
 
@@ -65,7 +65,7 @@ export async function step(app: HooksServer, world: World, statusOf: StatusOf = 
   return { parent, children: applyResponse(response.children, parent, statusOf, world.children), related, response };
 }
 
-export const managedCP = () => exampleControlPlane('controlplane-full-managed.yaml');
+export const managedCP = () => fixtureControlPlane('controlplane.yaml');
 
 /** The managed example with a user-supplied (brownfield) database and cache. */
 export function brownfieldCP(): Obj {

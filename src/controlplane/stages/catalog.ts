@@ -72,7 +72,7 @@ export const catalogStage: Stage = {
       condition: {
         status: 'True',
         reason: REASON.CatalogRegistered,
-        message: `identity Service ${service.metadata.name} and Endpoint ${endpoint.metadata.name} registered and Available`,
+        message: `Identity Service ${service.metadata.name} and Endpoint ${endpoint.metadata.name} registered and Available`,
       },
       outcome: complete(),
       children: desired,

@@ -3,11 +3,11 @@
 // would be UPDATEd on every sync. Every emitted child, stored as the API server stores it
 // (its upstream CRD's defaults applied), must merge with its own desired state to itself.
 import t from 'tap';
-import { testServer } from './support/server.js';
-import { converge, managedCP } from './support/sync.js';
-import { admit } from './support/children.js';
-import { merge } from '../src/sim/merge.js';
-import type { Obj } from './support/shared.js';
+import { testServer } from '../support/server.js';
+import { converge, managedCP } from '../support/sync.js';
+import { admit } from '../support/children.js';
+import { merge } from '../../src/sim/merge.js';
+import { conformance, type Obj } from '../support/shared.js';
 
 /** Paths where two JSON values differ (first few). */
 function differences(a: unknown, b: unknown, path = '', out: string[] = []): string[] {
@@ -21,7 +21,7 @@ function differences(a: unknown, b: unknown, path = '', out: string[] = []): str
   return out;
 }
 
-t.test('every emitted child, stored with its CRD defaults, needs no update on the next sync', async (t) => {
+t.test('every emitted child, stored with its CRD defaults, needs no update on the next sync', conformance, async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
   const cp = managedCP();
@@ -42,7 +42,7 @@ t.test('every emitted child, stored with its CRD defaults, needs no update on th
   t.ok(['ExternalSecret', 'PushSecret', 'ApplicationCredential', 'Keystone'].every((k) => seen.has(k)), [...seen].join(', '));
 });
 
-t.test('the check catches an atomic list whose items lack a default', async (t) => {
+t.test('the check catches an atomic list whose items lack a default', conformance, async (t) => {
   const desired = {
     apiVersion: 'external-secrets.io/v1',
     kind: 'ExternalSecret',

