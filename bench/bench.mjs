@@ -49,6 +49,12 @@ const OUTPUT = resolve(args.output ?? join(root, 'BENCHMARKS.md'));
 const started = Date.now();
 const progress = (what) => process.stderr.write(`bench [${Math.round((Date.now() - started) / 1000)} s]: ${what}\n`);
 const hookFile = (p) => JSON.parse(readFileSync(join(root, 'hooks', p), 'utf8'));
+/** The first hooks/ file of a folder whose name matches (numbering moves when the lifecycle does). */
+const hookMatching = (dir, re) => {
+  const name = readdirSync(join(root, 'hooks', dir)).sort().find((f) => re.test(f));
+  if (!name) throw new Error(`bench: no hooks/${dir} file matches ${re}`);
+  return hookFile(`${dir}/${name}`);
+};
 
 /** Metacontroller sends whole objects: managedFields included. Give each object a realistic set. */
 function withManagedFields(request) {
@@ -77,11 +83,11 @@ function withSecrets(request, n) {
   return copy;
 }
 
-const converged = withManagedFields(hookFile('controlplane-sync/managed-09-converge-converged.json').request);
+const converged = withManagedFields(hookMatching('controlplane-sync', /^managed-\d+-converge-converged\.json$/).request);
 const payloads = [
   { name: 'sync, converged full-managed', path: '/controlplane/sync', body: converged },
-  { name: 'sync, fresh', path: '/controlplane/sync', body: withManagedFields(hookFile('controlplane-sync/managed-01-converge-waiting-for-database.json').request) },
-  { name: 'finalize, first step', path: '/controlplane/finalize', body: withManagedFields(hookFile('controlplane-finalize/managed-02-delete-deletes-endpoint-service.json').request) },
+  { name: 'sync, fresh', path: '/controlplane/sync', body: withManagedFields(hookMatching('controlplane-sync', /^managed-\d+-converge-waiting-for-database\.json$/).request) },
+  { name: 'finalize, first step', path: '/controlplane/finalize', body: withManagedFields(hookMatching('controlplane-finalize', /^managed-\d+-delete-deletes-endpoint-service\.json$/).request) },
 ];
 
 async function startServer(execArgv = []) {
