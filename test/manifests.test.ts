@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { REPO_ROOT, readYamlDocs, type Obj } from './support/shared.js';
+import { REPO_ROOT, conformance, readYamlDocs, sharedPath, type Obj } from './support/shared.js';
 import { HOOK_ROUTES } from '../src/routes.js';
 import { CONTROLPLANE_CHILD_KINDS } from '../src/k8s/kinds.js';
 import { LOG_LEVELS } from '../src/config.js';
@@ -97,6 +97,13 @@ t.test('the NetworkPolicy admits Metacontroller as either install labels it, and
   t.notOk(admitted('metacontroller', { 'app.kubernetes.io/name': 'something-else' }), 'another pod of that namespace');
   t.notOk(admitted('default', { 'app.kubernetes.io/name': 'metacontroller' }), 'a look-alike in another namespace');
   t.notOk(admitted('c5c3-system', { app: 'x' }), 'a pod next to the hooks');
+});
+
+t.test('the NetworkPolicy admits the pods of the upstream Metacontroller v4.17.2 manifests', conformance, async (t) => {
+  const docs = readYamlDocs(sharedPath('third_party', 'metacontroller-v4.17.2', 'manifests', 'production', 'metacontroller.yaml'));
+  const workload = docs.find((d) => d.kind === 'StatefulSet' || d.kind === 'Deployment')!;
+  const labels = workload.spec.template.metadata.labels;
+  t.ok(admitted(workload.metadata.namespace, labels), `${workload.kind} ${workload.metadata.namespace}/${workload.metadata.name}`);
 });
 
 t.test('the deployment is hardened', async (t) => {
