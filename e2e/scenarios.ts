@@ -131,7 +131,9 @@ async function waitReady(ctx: Ctx, ref: Ref, timeoutMs: number, extra: (cp: Obj)
 function applyErrors(ctx: Ctx, from: number): string[] {
   return ctx.mc
     .json(from)
-    .filter((l) => l.level === 'error' || /is invalid|Dry run failed|Failed to apply|failed to (create|update)/i.test(String(l.msg ?? '') + String(l.error ?? '')))
+    // "Failed to update child due to outdated resourceVersion" is a conflict Metacontroller retries
+    // (a stand-in wrote a status in between): not a refusal.
+    .filter((l) => l.level === 'error' || /is invalid|admission webhook|forbidden/i.test(`${l.msg ?? ''} ${l.error ?? ''}`))
     .map((l) => `${l.msg}${l.error ? `: ${String(l.error).slice(0, 300)}` : ''}`);
 }
 
