@@ -65,6 +65,8 @@ export class Harness {
   captureDir: string;
   private tokens = { suite: '', metacontroller: '', kcm: '' };
   private stopping = false;
+  /** resyncPeriodSeconds of every controller object (0: as the repo files say). */
+  resyncSeconds = Number(process.env.E2E_RESYNC_SECONDS ?? 20);
 
   constructor(readonly paths: Paths) {
     mkdirSync(paths.logs, { recursive: true });
@@ -320,6 +322,8 @@ export class Harness {
     const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => join(dir, f));
     return this.applyYamlFiles(files, (o) => {
       const copy = structuredClone(o);
+      // A short resync so an idle parent is still synced during the idle scenario (10).
+      if (copy.spec && this.resyncSeconds > 0) copy.spec.resyncPeriodSeconds = this.resyncSeconds;
       for (const hook of Object.values((copy.spec?.hooks ?? {}) as Obj)) {
         const webhook = (hook as Obj).webhook;
         if (!webhook?.service) continue;

@@ -15,6 +15,8 @@ export interface Event {
   /** The object carried a deletionTimestamp (Terminating) or was deleted. */
   terminating: boolean;
   generation: number | undefined;
+  /** The object carried `spec.managedOptions.onDelete: detach` (K-ORC). */
+  detach: boolean;
   at: number;
 }
 
@@ -44,6 +46,7 @@ export class Recorder {
               rv: Number(o.metadata?.resourceVersion),
               terminating: e.type === 'DELETED' || !!o.metadata?.deletionTimestamp,
               generation: o.metadata?.generation,
+              detach: o.spec?.managedOptions?.onDelete === 'detach',
               at: Date.now(),
             });
           },

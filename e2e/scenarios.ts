@@ -141,7 +141,7 @@ const mcVerbs = (ctx: Ctx, from: number, msg: string) => ctx.mc.json(from).filte
 const childLabel = (l: Obj) => {
   const c = l.child;
   if (typeof c === 'string') return c;
-  return c ? `${c.kind ?? '?'}/${c.metadata?.name ?? '?'}` : '?';
+  return c ? `${c.kind ?? '?'}/${c.name ?? c.metadata?.name ?? '?'}` : '?';
 };
 
 /** Application credentials minted since a count, and the live ones of a ControlPlane. */
@@ -420,9 +420,19 @@ export function scenarios(shared: string): Scenario[] {
         await waitUntil('Keystone reported not Ready', async () => condition(await ctx.kube.get({ apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: childNames(name).keystone }), 'Ready')?.status === 'False', 30_000, ctx);
         await ctx.kube.delete(cpRef(ns, name));
         await waitUntil('ControlPlane released and every child gone', async () => !(await ctx.kube.get(cpRef(ns, name))) && (await childrenOf(ctx, ns, cp.metadata.uid)).length === 0, 180_000, ctx);
-        const detached = ctx.mc.json(0).filter((l) => l.msg === 'Updating' && /"onDelete":"detach"/.test(JSON.stringify(l.child ?? '')));
+        // Every managed K-ORC object carried onDelete: detach before its deletion began.
+        const korcEvents = ctx.rec.since(mark, (e) => e.namespace === ns && korcKinds.some((k) => k.kind === e.kind));
+        const managedKinds = ['ApplicationCredential', 'Service', 'Endpoint'];
+        const notDetached = managedKinds.flatMap((kind) => {
+          const evs = korcEvents.filter((e) => e.kind === kind);
+          const firstTerminating = evs.find((e) => e.terminating);
+          const detachedBefore = evs.some((e) => e.detach && !e.terminating && (!firstTerminating || e.rv < firstTerminating.rv));
+          return firstTerminating && !detachedBefore ? [kind] : [];
+        });
+        const detached = korcEvents.filter((e) => e.detach && !e.terminating && e.type === 'MODIFIED');
         const korcStuck = (await Promise.all(korcKinds.map((k) => ctx.kube.list(k.apiVersion, k.kind, ns)))).flat();
         check(korcStuck.length === 0, `K-ORC objects left: ${korcStuck.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+        check(notDetached.length === 0, `deleted without managedOptions.onDelete: detach in place first: ${notDetached.join(', ')}`);
         check(detached.length > 0, 'Metacontroller never applied managedOptions.onDelete: detach');
         // Detached credentials stay in Keystone (nobody could revoke them): none was revoked here.
         check(liveCredentialsOf(ctx, name).length === live, 'a credential was revoked although Keystone was unreachable');
