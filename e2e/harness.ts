@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Obj } from '../src/sim/cluster.js';
 import { Kube, KubeError } from './kube.js';
+import { HOOKS_KEY } from '../src/capture/hook-payloads.js';
 
 export interface Paths {
   repo: string;
@@ -297,6 +298,8 @@ export class Harness {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'debug',
       CAPTURE_DIR: this.captureDir,
+      // The public placeholder key of hooks/, so a capture replays under the unit tests' sanitiser.
+      CAPTURE_KEY: HOOKS_KEY,
     });
     await this.waitFor('service /readyz', svc, async () => (await fetch(`http://127.0.0.1:${this.servicePort}/readyz`)).ok, 30_000);
   }
