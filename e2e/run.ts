@@ -115,7 +115,7 @@ try {
   console.log(`e2e: ${controllers.length} Metacontroller controllers installed, webhooks at http://127.0.0.1:${h.servicePort}; ready after ${elapsed()} (pids ${h.pids()})`);
   writeFileSync(join(run, 'pids'), `${h.pids()}\n`);
 
-  const ctx: Ctx = { h, kube, ops, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1' };
+  const ctx: Ctx = { h, kube, ops, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
   const only = process.env.E2E_SCENARIOS ? new Set(process.env.E2E_SCENARIOS.split(',').map(Number)) : undefined;
   for (const s of scenarios(shared)) {
     if (only && !only.has(s.id)) continue;
@@ -157,6 +157,6 @@ const passed = results.filter((r) => r.status === 'pass').length;
 const failed = results.filter((r) => r.status === 'fail').length;
 const skipped = results.filter((r) => r.status === 'skip');
 console.log(`e2e: wall time ${elapsed()}; logs in ${join(run, 'logs')}`);
-if (skipped.length > 0) console.log(`e2e: ${skipped.length} SKIPPED (C5C3_E2E_ALLOW_ISSUE_22=1): ${skipped.map((s) => s.id).join(', ')} — see the SKIP lines above`);
+if (skipped.length > 0) console.log(`e2e: ${skipped.length} SKIPPED (C5C3_E2E_ALLOW_ISSUE_22 / C5C3_E2E_ALLOW_ADOPT_PENDING): ${skipped.map((s) => s.id).join(', ')} — see the SKIP lines above`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
