@@ -20,7 +20,7 @@ CACHE="${E2E_CACHE:-$repo/.e2e/cache}"
 
 die() { echo "e2e setup: $*" >&2; exit 2; }
 
-command -v go >/dev/null 2>&1 || die "Go is required to build kube-apiserver and metacontroller (not found on PATH; install Go >= 1.24)."
+need_go() { command -v go >/dev/null 2>&1 || die "Go is required to build $1 (not found on PATH; install Go >= 1.26 or put it on PATH)."; }
 command -v openssl >/dev/null 2>&1 || die "openssl is required for the test certificates (apt-get install openssl)."
 
 mc_src="$SHARED/third_party/metacontroller-v$MC_VERSION"
@@ -50,6 +50,7 @@ echo "etcd $(command -v etcd)"
 if [ -x "$k8s_bin/kube-apiserver" ] && [ -x "$k8s_bin/kube-controller-manager" ] && [ -x "$k8s_bin/kubectl" ]; then
   echo "kubernetes v$K8S_VERSION cached in $k8s_bin"
 else
+  need_go "kube-apiserver, kube-controller-manager and kubectl v$K8S_VERSION"
   mod="$CACHE/build/kubernetes-v$K8S_VERSION"
   mkdir -p "$mod"
   ( cd "$mod"
@@ -90,6 +91,7 @@ fi
 if [ -x "$mc_bin/metacontroller" ]; then
   echo "metacontroller v$MC_VERSION cached in $mc_bin"
 else
+  need_go "metacontroller v$MC_VERSION"
   echo "e2e setup: building metacontroller v$MC_VERSION" >&2
   ( cd "$mc_src" && nice go build -trimpath -o "$mc_bin/metacontroller" ./pkg/cmd/metacontroller )
   echo "metacontroller v$MC_VERSION built in $mc_bin"
