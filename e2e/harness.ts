@@ -184,7 +184,7 @@ export class Harness {
       `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
       `--initial-cluster=e2e=http://127.0.0.1:${etcdPeer}`,
       '--log-level=warn',
-    ], { ETCD_UNSUPPORTED_ARCH: process.arch === 'x64' ? '' : process.arch });
+    ], process.arch === 'x64' ? {} : { ETCD_UNSUPPORTED_ARCH: process.arch === 'arm64' ? 'arm64' : process.arch });
     await this.waitFor('etcd health', etcd, async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, 30_000);
 
     this.tokens = { suite: randomBytes(24).toString('hex'), metacontroller: randomBytes(24).toString('hex'), kcm: randomBytes(24).toString('hex') };

@@ -1,7 +1,7 @@
 // `npm run e2e`: the hooks service under a real kube-apiserver and a real Metacontroller, driven by
 // stand-in operators. Prints one line per scenario and ends with `N passed, N failed`; exits
 // non-zero on any failure. Logs of every component go to .e2e/runs/<time>/logs/.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,8 +36,11 @@ console.log(`e2e: binaries ready after ${elapsed()}`);
 
 // --- the run folder ---------------------------------------------------------------------------
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-const run = join(repo, '.e2e', 'runs', stamp);
+const runs = join(repo, '.e2e', 'runs');
+const run = join(runs, stamp);
 mkdirSync(run, { recursive: true });
+// Keep the last few runs' logs only.
+for (const old of readdirSync(runs).sort().slice(0, -5)) rmSync(join(runs, old), { recursive: true, force: true });
 const h = new Harness({
   repo,
   shared,

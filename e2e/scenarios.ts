@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
 import type { Obj } from '../src/sim/cluster.js';
 import { GVK, CONTROLPLANE_CHILD_KINDS } from '../src/k8s/kinds.js';
-import { childNames, remoteKeys, CLUSTER_SECRET_STORE } from '../src/controlplane/names.js';
+import { childNames, remoteKeys } from '../src/controlplane/names.js';
 import { effectiveAdminPasswordRef, isManagedDatabase } from '../src/controlplane/spec.js';
 import type { Harness } from './harness.js';
 import type { Kube, Ref } from './kube.js';
@@ -556,5 +556,3 @@ export function scenarios(shared: string): Scenario[] {
 }
 
 const sortKeys = (o: Obj | undefined) => o && Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
-
-export { CLUSTER_SECRET_STORE };
