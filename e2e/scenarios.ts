@@ -424,7 +424,12 @@ export function scenarios(shared: string): Scenario[] {
         ctx.ops.world.down.add(`Keystone/${childNames(name).keystone}`);
         await waitUntil('Keystone reported not Ready', async () => condition(await ctx.kube.get({ apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: childNames(name).keystone }), 'Ready')?.status === 'False', 30_000, ctx);
         await ctx.kube.delete(cpRef(ns, name));
-        await waitUntil('ControlPlane released and every child gone', async () => !(await ctx.kube.get(cpRef(ns, name))) && (await childrenOf(ctx, ns, cp.metadata.uid)).length === 0, 180_000, ctx);
+        try {
+          await waitUntil('ControlPlane released and every child gone', async () => !(await ctx.kube.get(cpRef(ns, name))) && (await childrenOf(ctx, ns, cp.metadata.uid)).length === 0, 180_000, ctx);
+        } finally {
+          // The outage switch is by Kind/name (the sim's model): clear it for later scenarios.
+          ctx.ops.world.down.delete(`Keystone/${childNames(name).keystone}`);
+        }
         // Every managed K-ORC object carried onDelete: detach before its deletion began.
         const korcEvents = ctx.rec.since(mark, (e) => e.namespace === ns && korcKinds.some((k) => k.kind === e.kind));
         const managedKinds = ['ApplicationCredential', 'Service', 'Endpoint'];
@@ -491,7 +496,7 @@ export function scenarios(shared: string): Scenario[] {
       title: 'takeover from the reference Go operator: after the cutover steps, zero deletions and zero mints',
       async run(ctx) {
         const ns = 'takeover';
-        const name = 'keystone';
+        const name = 'controlplane-takeover';
         const spec = structuredClone(parse(readFileSync(join(shared, 'examples', 'controlplane-full-managed.yaml'), 'utf8')).spec);
         const ccRef: Ref = { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', name: 'c5c3-controlplane' };
         // 1. A converged ControlPlane, then Metacontroller's CompositeController removed (the
