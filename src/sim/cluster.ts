@@ -44,6 +44,11 @@ export class Cluster {
     return [...this.objects.values()].find((o) => o.metadata.uid === uid);
   }
 
+  /** Put an object in exactly as given (uid, resourceVersion and all): one read from a real API server. */
+  load(input: Obj): void {
+    this.objects.set(keyOf(refOf(input)), structuredClone(input));
+  }
+
   /** Create; false (nothing written) when the name is taken, as AlreadyExists. */
   create(input: Obj, by: string): boolean {
     const key = keyOf(refOf(input));

@@ -1,0 +1,350 @@
+// The cluster in processes: etcd, kube-apiserver, kube-controller-manager (garbage collector and
+// namespace controller), Metacontroller and the hooks service, all on 127.0.0.1 with ports picked
+// at start; every pid tracked and killed when the suite ends (also on failure and SIGINT).
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { Obj } from '../src/sim/cluster.js';
+import { Kube, KubeError } from './kube.js';
+import { HOOKS_KEY } from '../src/capture/hook-payloads.js';
+
+export interface Paths {
+  repo: string;
+  shared: string;
+  run: string;
+  logs: string;
+  bin: { kubernetes: string; metacontroller: string };
+}
+
+interface Proc {
+  name: string;
+  child: ChildProcess;
+  log: string;
+  exited?: number | string | null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Secrets out of a log line before it is printed (Secret data and tokens). */
+export function redact(text: string): string {
+  return text
+    .replace(/"data":\{[^{}]*\}/g, '"data":{…}')
+    .replace(/"stringData":\{[^{}]*\}/g, '"stringData":{…}')
+    .replace(/(password|secret|token)(["']?\s*[:=]\s*["']?)[^"'\s,}]+/gi, '$1$2…');
+}
+
+export function tail(file: string, lines = 40): string {
+  if (!existsSync(file)) return `(no log at ${file})`;
+  const text = readFileSync(file, 'utf8').split('\n');
+  return text
+    .slice(-lines - 1)
+    .map((l) => redact(l.length > 600 ? `${l.slice(0, 600)}…` : l))
+    .join('\n');
+}
+
+export class Harness {
+  private readonly procs: Proc[] = [];
+  kube!: Kube;
+  apiserver = '';
+  servicePort = 0;
+  captureDir: string;
+  private tokens = { suite: '', metacontroller: '', kcm: '' };
+  private stopping = false;
+  /** resyncPeriodSeconds of every controller object (0: as the repo files say). */
+  resyncSeconds = Number(process.env.E2E_RESYNC_SECONDS ?? 20);
+
+  constructor(readonly paths: Paths) {
+    mkdirSync(paths.logs, { recursive: true });
+    this.captureDir = join(paths.run, 'capture');
+  }
+
+  logOf(name: string): string {
+    return join(this.paths.logs, `${name}.log`);
+  }
+
+  /** The component that died, if any (name and exit). */
+  dead(): Proc | undefined {
+    return this.procs.find((p) => p.exited !== undefined && !this.stopping);
+  }
+
+  private start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+    const log = this.logOf(name);
+    const fd = openSync(log, 'a');
+    const child = spawn(command, args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
+    closeSync(fd);
+    const proc: Proc = { name, child, log };
+    child.on('exit', (code, signal) => {
+      proc.exited = code ?? signal;
+    });
+    child.on('error', (err) => {
+      proc.exited = `spawn error: ${err.message}`;
+    });
+    this.procs.push(proc);
+    return proc;
+  }
+
+  private async waitFor(what: string, proc: Proc, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      if (proc.exited !== undefined) throw new ComponentError(proc.name, `${what}: ${proc.name} exited (${proc.exited})`);
+      try {
+        if (await check()) return;
+      } catch {
+        // not yet
+      }
+      await sleep(250);
+    }
+    throw new ComponentError(proc.name, `${what}: not ready after ${timeoutMs / 1000} s`);
+  }
+
+  /** Kill everything started, newest first: SIGTERM, then SIGKILL after a grace period. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const p of [...this.procs].reverse()) {
+      if (p.exited === undefined) p.child.kill('SIGTERM');
+    }
+    const until = Date.now() + 5000;
+    while (Date.now() < until && this.procs.some((p) => p.exited === undefined)) await sleep(100);
+    for (const p of this.procs) if (p.exited === undefined) p.child.kill('SIGKILL');
+    this.kube?.close();
+  }
+
+  /** Synchronous last resort (process 'exit'): SIGKILL whatever still runs. */
+  killNow(): void {
+    for (const p of this.procs) {
+      if (p.exited === undefined) {
+        try {
+          p.child.kill('SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+  }
+
+  pids(): string {
+    return this.procs.map((p) => `${p.name}=${p.child.pid}`).join(' ');
+  }
+
+  private pki(): { ca: string; cert: string; key: string; saKey: string; saPub: string } {
+    const dir = join(this.paths.run, 'pki');
+    mkdirSync(dir, { recursive: true });
+    const f = (n: string) => join(dir, n);
+    const ssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.crt'), '-days', '2', '-subj', '/CN=c5c3-e2e-ca');
+    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('apiserver.key'), '-out', f('apiserver.csr'), '-subj', '/CN=kube-apiserver');
+    writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n');
+    ssl('x509', '-req', '-in', f('apiserver.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('apiserver.crt'), '-days', '2', '-extfile', f('san.ext'));
+    ssl('genrsa', '-out', f('sa.key'), '2048');
+    ssl('rsa', '-in', f('sa.key'), '-pubout', '-out', f('sa.pub'));
+    return { ca: f('ca.crt'), cert: f('apiserver.crt'), key: f('apiserver.key'), saKey: f('sa.key'), saPub: f('sa.pub') };
+  }
+
+  private kubeconfig(name: string, ca: string, token: string): string {
+    const file = join(this.paths.run, `${name}.kubeconfig`);
+    const text = [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{name: e2e, cluster: {server: "${this.apiserver}", certificate-authority: "${ca}"}}]`,
+      `users: [{name: ${name}, user: {token: "${token}"}}]`,
+      `contexts: [{name: e2e, context: {cluster: e2e, user: ${name}}}]`,
+      'current-context: e2e',
+      '',
+    ].join('\n');
+    writeFileSync(file, text, { mode: 0o600 });
+    return file;
+  }
+
+  /** etcd, kube-apiserver, kube-controller-manager; the suite's client. */
+  async startKubernetes(): Promise<void> {
+    const pki = this.pki();
+    const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const etcd = this.start('etcd', 'etcd', [
+      '--name=e2e',
+      `--data-dir=${join(this.paths.run, 'etcd')}`,
+      `--listen-client-urls=http://127.0.0.1:${etcdClient}`,
+      `--advertise-client-urls=http://127.0.0.1:${etcdClient}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-cluster=e2e=http://127.0.0.1:${etcdPeer}`,
+      '--log-level=warn',
+    ], process.arch === 'x64' ? {} : { ETCD_UNSUPPORTED_ARCH: process.arch === 'arm64' ? 'arm64' : process.arch });
+    await this.waitFor('etcd health', etcd, async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, 30_000);
+
+    this.tokens = { suite: randomBytes(24).toString('hex'), metacontroller: randomBytes(24).toString('hex'), kcm: randomBytes(24).toString('hex') };
+    const tokenFile = join(this.paths.run, 'pki', 'tokens.csv');
+    writeFileSync(
+      tokenFile,
+      [
+        `${this.tokens.suite},e2e-suite,e2e-suite,"system:masters"`,
+        `${this.tokens.metacontroller},metacontroller,metacontroller,"system:masters"`,
+        `${this.tokens.kcm},system:kube-controller-manager,kcm,"system:masters"`,
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
+    );
+    this.apiserver = `https://127.0.0.1:${apiPort}`;
+    const api = this.start('kube-apiserver', join(this.paths.bin.kubernetes, 'kube-apiserver'), [
+      `--etcd-servers=http://127.0.0.1:${etcdClient}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--tls-cert-file=${pki.cert}`,
+      `--tls-private-key-file=${pki.key}`,
+      `--token-auth-file=${tokenFile}`,
+      '--authorization-mode=RBAC',
+      '--anonymous-auth=false',
+      `--service-account-issuer=https://kubernetes.default.svc`,
+      `--service-account-key-file=${pki.saPub}`,
+      `--service-account-signing-key-file=${pki.saKey}`,
+      '--service-cluster-ip-range=10.96.0.0/24',
+      '--endpoint-reconciler-type=none',
+      '--enable-priority-and-fairness=false',
+      '--profiling=false',
+      '--v=1',
+    ]);
+    const ca = readFileSync(pki.ca);
+    this.kube = new Kube(this.apiserver, ca, this.tokens.suite);
+    await this.waitFor('kube-apiserver /readyz', api, async () => {
+      await this.kube.request('GET', '/readyz');
+      return true;
+    }, 90_000);
+    const kcm = this.start('kube-controller-manager', join(this.paths.bin.kubernetes, 'kube-controller-manager'), [
+      `--kubeconfig=${this.kubeconfig('kube-controller-manager', pki.ca, this.tokens.kcm)}`,
+      '--controllers=garbagecollector,namespace',
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${await freePort()}`,
+      '--authentication-skip-lookup=true',
+      '--use-service-account-credentials=false',
+      '--concurrent-gc-syncs=5',
+      '--v=1',
+    ]);
+    await sleep(500);
+    if (kcm.exited !== undefined) throw new ComponentError(kcm.name, `kube-controller-manager exited (${kcm.exited})`);
+  }
+
+  /** Create (or keep) the objects of YAML files; CRDs are waited for until Established. */
+  async applyYamlFiles(files: string[], transform: (o: Obj) => Obj = (o) => o): Promise<Obj[]> {
+    const created: Obj[] = [];
+    for (const file of files) {
+      for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+        const o = doc.toJS() as Obj | null;
+        if (!o || !o.kind) continue;
+        const obj = transform(o);
+        try {
+          created.push(await this.kube.create(obj));
+        } catch (err) {
+          if (!(err instanceof KubeError && err.status === 409)) throw new Error(`installing ${obj.kind} ${obj.metadata?.name} from ${file}: ${(err as Error).message}`);
+        }
+      }
+    }
+    for (const crd of created.filter((o) => o.kind === 'CustomResourceDefinition')) {
+      const until = Date.now() + 30_000;
+      for (;;) {
+        const live = await this.kube.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name });
+        if ((live?.status?.conditions ?? []).some((c: Obj) => c.type === 'Established' && c.status === 'True')) break;
+        if (Date.now() > until) throw new Error(`CRD ${crd.metadata.name} not Established`);
+        await sleep(100);
+      }
+      const served = (crd.spec.versions as Obj[]).filter((v) => v.served);
+      for (const v of served) {
+        this.kube.register({
+          apiVersion: `${crd.spec.group}/${v.name}`,
+          kind: crd.spec.names.kind,
+          plural: crd.spec.names.plural,
+          namespaced: crd.spec.scope === 'Namespaced',
+          status: !!v.subresources?.status,
+        });
+      }
+    }
+    return created;
+  }
+
+  /** The upstream CRDs of every child kind (not c5c3.io: ours replace those), ours, Metacontroller's. */
+  async installCrds(): Promise<string[]> {
+    const shared = join(this.paths.shared, 'crds');
+    const upstream = readdirSync(shared)
+      .filter((d) => d !== 'c5c3.io' && statSync(join(shared, d)).isDirectory())
+      .flatMap((d) => readdirSync(join(shared, d)).filter((f) => f.endsWith('.yaml')).map((f) => join(shared, d, f)));
+    const ours = readdirSync(join(this.paths.repo, 'manifests', 'crds')).map((f) => join(this.paths.repo, 'manifests', 'crds', f));
+    const metacontroller = join(this.paths.shared, 'third_party', 'metacontroller-v4.17.2', 'manifests', 'production', 'metacontroller-crds-v1.yaml');
+    const files = [...upstream, ...ours, metacontroller];
+    await this.applyYamlFiles(files);
+    return files;
+  }
+
+  /** The hooks service: the landed build, on 127.0.0.1, capturing every call. */
+  async startService(): Promise<void> {
+    this.servicePort = await freePort();
+    const svc = this.start('service', process.execPath, [join(this.paths.repo, 'dist', 'main.js')], {
+      PORT: String(this.servicePort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'debug',
+      CAPTURE_DIR: this.captureDir,
+      // The public placeholder key of hooks/, so a capture replays under the unit tests' sanitiser.
+      CAPTURE_KEY: HOOKS_KEY,
+    });
+    await this.waitFor('service /readyz', svc, async () => (await fetch(`http://127.0.0.1:${this.servicePort}/readyz`)).ok, 30_000);
+  }
+
+  async startMetacontroller(): Promise<void> {
+    const kubeconfig = this.kubeconfig('metacontroller', join(this.paths.run, 'pki', 'ca.crt'), this.tokens.metacontroller);
+    const [metrics, health] = [await freePort(), await freePort()];
+    const mc = this.start('metacontroller', join(this.paths.bin.metacontroller, 'metacontroller'), [
+      `--kubeconfig=${kubeconfig}`,
+      '--discovery-interval=5s',
+      `--metrics-address=127.0.0.1:${metrics}`,
+      `--health-probe-bind-address=127.0.0.1:${health}`,
+      '--client-go-qps=100',
+      '--client-go-burst=200',
+      '--zap-log-level=5',
+    ], { KUBECONFIG: kubeconfig });
+    await this.waitFor('metacontroller /healthz', mc, async () => (await fetch(`http://127.0.0.1:${health}/healthz`)).ok, 30_000);
+  }
+
+  /** The controller objects of metacontroller/, each webhook pointed at the local service. */
+  async installControllers(): Promise<Obj[]> {
+    const dir = join(this.paths.repo, 'metacontroller');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => join(dir, f));
+    return this.applyYamlFiles(files, (o) => {
+      const copy = structuredClone(o);
+      // A short resync so an idle parent is still synced during the idle scenario (10).
+      if (copy.spec && this.resyncSeconds > 0) copy.spec.resyncPeriodSeconds = this.resyncSeconds;
+      for (const hook of Object.values((copy.spec?.hooks ?? {}) as Obj)) {
+        const webhook = (hook as Obj).webhook;
+        if (!webhook?.service) continue;
+        webhook.url = `http://127.0.0.1:${this.servicePort}${webhook.path ?? ''}`;
+        delete webhook.service;
+        delete webhook.path;
+      }
+      return copy;
+    });
+  }
+}
+
+export class ComponentError extends Error {
+  override name = 'ComponentError';
+  constructor(
+    readonly component: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

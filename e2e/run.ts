@@ -1,0 +1,165 @@
+// `npm run e2e`: the hooks service under a real kube-apiserver and a real Metacontroller, driven by
+// stand-in operators. Prints one line per scenario and ends with `N passed, N failed`; exits
+// non-zero on any failure. Logs of every component go to .e2e/runs/<time>/logs/.
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GVK, CONTROLPLANE_CHILD_KINDS } from '../src/k8s/kinds.js';
+import { CLUSTER_SECRET_STORE } from '../src/controlplane/names.js';
+import { ComponentError, Harness, tail } from './harness.js';
+import { StandIns } from './standins.js';
+import { LogView, Recorder } from './recorder.js';
+import { AssertionError, Skip, scenarios, type Ctx } from './scenarios.js';
+
+const started = Date.now();
+const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
+const shared = resolve(process.env.C5C3_SHARED_DIR || join(repo, '..', 'shared'));
+const ci = process.env.CI === 'true';
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
+
+if (!existsSync(join(shared, 'crds')) || !existsSync(join(shared, 'third_party'))) {
+  console.log(`e2e: the reference material is not at ${shared} (needs crds/, examples/, third_party/metacontroller-v4.17.2/); set C5C3_SHARED_DIR to the shared folder to run the e2e suite${ci ? '' : ' (nothing run)'}`);
+  process.exit(ci ? 1 : 0);
+}
+
+// --- binaries ---------------------------------------------------------------------------------
+const cache = process.env.E2E_CACHE || join(repo, '.e2e', 'cache');
+const setup = spawnSync('bash', [join(repo, 'e2e', 'setup.sh')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, C5C3_SHARED_DIR: shared, E2E_CACHE: cache }, encoding: 'utf8' });
+if (setup.status !== 0) {
+  console.log(`e2e: setup failed (exit ${setup.status}); see the message above`);
+  process.exit(1);
+}
+for (const line of setup.stdout.trim().split('\n')) console.log(`e2e: ${line}`);
+const k8sVersion = process.env.E2E_K8S_VERSION || '1.33.13';
+console.log(`e2e: binaries ready after ${elapsed()}`);
+
+// --- the run folder ---------------------------------------------------------------------------
+const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const runs = join(repo, '.e2e', 'runs');
+const run = join(runs, stamp);
+mkdirSync(run, { recursive: true });
+// Keep the last few runs' logs only.
+for (const old of readdirSync(runs).sort().slice(0, -5)) rmSync(join(runs, old), { recursive: true, force: true });
+const h = new Harness({
+  repo,
+  shared,
+  run,
+  logs: join(run, 'logs'),
+  bin: { kubernetes: join(cache, 'bin', `kubernetes-v${k8sVersion}`), metacontroller: join(cache, 'bin', 'metacontroller-v4.17.2') },
+});
+console.log(`e2e: logs in ${join(run, 'logs')}`);
+
+let ops: StandIns | undefined;
+let rec: Recorder | undefined;
+let exiting = false;
+const shutdown = async () => {
+  rec?.stop();
+  await ops?.stop();
+  await h.stop();
+};
+process.on('exit', () => h.killNow());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (exiting) return;
+    exiting = true;
+    console.log(`\ne2e: ${signal}: stopping ${h.pids()}`);
+    void shutdown().finally(() => process.exit(130));
+  });
+}
+
+interface Result {
+  id: number;
+  title: string;
+  status: 'pass' | 'fail' | 'skip';
+  seconds: number;
+  message?: string;
+}
+const results: Result[] = [];
+
+function failTails(component?: string): void {
+  const names = component ? [component] : ['metacontroller', 'service', 'standins'];
+  for (const n of names) {
+    console.log(`    --- last lines of ${n}.log ---`);
+    console.log(
+      tail(h.logOf(n), 25)
+        .split('\n')
+        .map((l) => `    ${l}`)
+        .join('\n'),
+    );
+  }
+}
+
+try {
+  // --- the cluster ----------------------------------------------------------------------------
+  await h.startKubernetes();
+  console.log(`e2e: etcd, kube-apiserver, kube-controller-manager up after ${elapsed()} (${h.apiserver})`);
+  const crds = await h.installCrds();
+  console.log(`e2e: ${crds.length} CRD files installed`);
+  await h.startService();
+  await h.startMetacontroller();
+  const kube = h.kube;
+  // The ClusterSecretStore the ControlPlane's ExternalSecrets name, Ready (OpenBao is the stand-ins').
+  await kube.create({
+    apiVersion: GVK.ClusterSecretStore.apiVersion,
+    kind: 'ClusterSecretStore',
+    metadata: { name: CLUSTER_SECRET_STORE },
+    spec: { provider: { vault: { server: 'http://127.0.0.1:8200', path: 'secret', version: 'v2', auth: { tokenSecretRef: { name: 'openbao-token', namespace: 'default', key: 'token' } } } } },
+  });
+  await kube.patchStatus(
+    { apiVersion: GVK.ClusterSecretStore.apiVersion, kind: 'ClusterSecretStore', name: CLUSTER_SECRET_STORE },
+    { conditions: [{ type: 'Ready', status: 'True', reason: 'Valid', message: 'store validated', lastTransitionTime: new Date().toISOString() }] },
+  );
+  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000));
+  ops.start();
+  rec = new Recorder(kube);
+  await rec.watch([...CONTROLPLANE_CHILD_KINDS, GVK.ControlPlane, GVK.CredentialRotation, GVK.SecretAggregate]);
+  const controllers = await h.installControllers();
+  console.log(`e2e: ${controllers.length} Metacontroller controllers installed, webhooks at http://127.0.0.1:${h.servicePort}; ready after ${elapsed()} (pids ${h.pids()})`);
+  writeFileSync(join(run, 'pids'), `${h.pids()}\n`);
+
+  const ctx: Ctx = { h, kube, ops, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
+  const only = process.env.E2E_SCENARIOS ? new Set(process.env.E2E_SCENARIOS.split(',').map(Number)) : undefined;
+  for (const s of scenarios(shared)) {
+    if (only && !only.has(s.id)) continue;
+    const t0 = Date.now();
+    const failedNeed = (s.needs ?? []).find((n) => results.some((r) => r.id === n && r.status === 'fail'));
+    let result: Result;
+    if (failedNeed !== undefined) {
+      result = { id: s.id, title: s.title, status: 'fail', seconds: 0, message: `not run: scenario ${failedNeed} failed` };
+    } else {
+      try {
+        await s.run(ctx);
+        result = { id: s.id, title: s.title, status: 'pass', seconds: (Date.now() - t0) / 1000 };
+      } catch (err) {
+        if (err instanceof Skip) result = { id: s.id, title: s.title, status: 'skip', seconds: (Date.now() - t0) / 1000, message: err.message };
+        else result = { id: s.id, title: s.title, status: 'fail', seconds: (Date.now() - t0) / 1000, message: err instanceof AssertionError ? err.message : (err as Error).stack ?? String(err) };
+      }
+    }
+    results.push(result);
+    const mark = { pass: 'ok  ', fail: 'FAIL', skip: 'SKIP' }[result.status];
+    console.log(`${mark} ${s.id}. ${s.title} (${result.seconds.toFixed(0)} s)`);
+    if (result.status === 'skip') console.log(`    !!!!! SKIPPED, NOT PASSED: ${result.message}`);
+    if (result.status === 'fail') {
+      console.log(`    ${result.message}`);
+      const dead = h.dead();
+      if (result.seconds > 0) failTails(dead?.name);
+    }
+  }
+  if (ops.errors.length > 0) console.log(`e2e: the stand-ins saw ${ops.errors.length} write error(s); first: ${ops.errors[0]}`);
+} catch (err) {
+  const component = err instanceof ComponentError ? err.component : undefined;
+  console.log(`e2e: the cluster did not come up: ${(err as Error).message}`);
+  failTails(component ?? 'kube-apiserver');
+  results.push({ id: 0, title: 'cluster start', status: 'fail', seconds: 0, message: (err as Error).message });
+} finally {
+  await shutdown();
+}
+
+const passed = results.filter((r) => r.status === 'pass').length;
+const failed = results.filter((r) => r.status === 'fail').length;
+const skipped = results.filter((r) => r.status === 'skip');
+console.log(`e2e: wall time ${elapsed()}; logs in ${join(run, 'logs')}`);
+if (skipped.length > 0) console.log(`e2e: ${skipped.length} SKIPPED (C5C3_E2E_ALLOW_ISSUE_22 / C5C3_E2E_ALLOW_ADOPT_PENDING): ${skipped.map((s) => s.id).join(', ')} — see the SKIP lines above`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,563 @@
+// The e2e scenarios: each acts on the real API server (or on the stand-ins' OpenBao / outage
+// switches), waits for a goal, and asserts on the API server's objects, the stand-ins' record of
+// mints and revocations, and Metacontroller's and the service's logs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { parse } from 'yaml';
+import type { Obj } from '../src/sim/cluster.js';
+import { GVK, CONTROLPLANE_CHILD_KINDS } from '../src/k8s/kinds.js';
+import { childNames, remoteKeys } from '../src/controlplane/names.js';
+import { effectiveAdminPasswordRef, isManagedDatabase } from '../src/controlplane/spec.js';
+import type { Harness } from './harness.js';
+import type { Kube, Ref } from './kube.js';
+import type { StandIns } from './standins.js';
+import { captureFiles, LogView, type Recorder } from './recorder.js';
+import { replayCaptured } from '../src/capture/hook-payloads.js';
+import type { CapturedCall } from '../src/capture/capture.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+
+export interface Ctx {
+  h: Harness;
+  kube: Kube;
+  ops: StandIns;
+  rec: Recorder;
+  mc: LogView;
+  svc: LogView;
+  /** Scenario 10 may skip (loudly) when only issue 22 makes it fail. */
+  allowIssue22: boolean;
+  /** Scenario 11 may skip (loudly) when only the pending AC adoption (branch adopt) makes it fail. */
+  allowAdoptPending: boolean;
+}
+
+export class Skip extends Error {
+  override name = 'Skip';
+}
+
+export interface Scenario {
+  id: number;
+  title: string;
+  needs?: number[];
+  run(ctx: Ctx): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+const unb64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+const secretValue = () => `e2e-${randomBytes(12).toString('hex')}`;
+
+export class AssertionError extends Error {
+  override name = 'AssertionError';
+}
+
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new AssertionError(message);
+}
+
+async function waitUntil<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, ctx: Ctx, everyMs = 500): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const dead = ctx.h.dead();
+    if (dead) throw new AssertionError(`${what}: component ${dead.name} exited (${dead.exited})`);
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > until) throw new AssertionError(`${what}: not reached within ${timeoutMs / 1000} s${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    await sleep(everyMs);
+  }
+}
+
+export const condition = (o: Obj | undefined, type: string): Obj | undefined => (o?.status?.conditions ?? []).find((c: Obj) => c.type === type);
+const cpRef = (namespace: string, name: string): Ref => ({ apiVersion: GVK.ControlPlane.apiVersion, kind: 'ControlPlane', namespace, name });
+const conditionsLine = (o: Obj | undefined) => ((o?.status?.conditions ?? []) as Obj[]).map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ');
+
+/** The children of a parent (by controller owner reference), every child kind. */
+async function childrenOf(ctx: Ctx, namespace: string, uid: string, kinds: readonly { apiVersion: string; kind: string }[] = CONTROLPLANE_CHILD_KINDS): Promise<Obj[]> {
+  const all = (await Promise.all(kinds.map((k) => ctx.kube.list(k.apiVersion, k.kind, namespace)))).flat();
+  return all.filter((o) => (o.metadata.ownerReferences ?? []).some((r: Obj) => r.uid === uid && r.controller));
+}
+
+const korcKinds = CONTROLPLANE_CHILD_KINDS.filter((k) => k.apiVersion.startsWith('openstack.k-orc.cloud/'));
+
+async function ensureNamespace(ctx: Ctx, name: string): Promise<void> {
+  if (!(await ctx.kube.get({ apiVersion: 'v1', kind: 'Namespace', name }))) {
+    await ctx.kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  }
+}
+
+/** A ControlPlane created as a user would (the API server applies the CRD defaults), OpenBao seeded. */
+async function createControlPlane(ctx: Ctx, input: Obj): Promise<Obj> {
+  const ns = input.metadata.namespace;
+  await ensureNamespace(ctx, ns);
+  const keys = remoteKeys(ns, input.metadata.name);
+  const dbPassword = secretValue();
+  const adminPassword = secretValue();
+  ctx.ops.world.openbao.set(keys.db, { username: 'keystone', password: dbPassword });
+  ctx.ops.world.openbao.set(keys.adminPassword, { password: adminPassword });
+  if (!isManagedDatabase(input.spec)) {
+    const db = input.spec.infrastructure.database.secretRef;
+    const admin = effectiveAdminPasswordRef(input.spec, input.metadata.name);
+    await userSecret(ctx, ns, db.name, { [db.key ?? 'password']: dbPassword });
+    await userSecret(ctx, ns, admin.name!, { [admin.key]: adminPassword });
+  }
+  return ctx.kube.create({ apiVersion: GVK.ControlPlane.apiVersion, kind: 'ControlPlane', metadata: { name: input.metadata.name, namespace: ns }, spec: input.spec });
+}
+
+async function userSecret(ctx: Ctx, namespace: string, name: string, values: Record<string, string>): Promise<void> {
+  const data = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, b64(v)]));
+  const existing = await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+  if (existing) await ctx.kube.replace({ ...existing, data });
+  else await ctx.kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'Opaque', data });
+}
+
+async function waitReady(ctx: Ctx, ref: Ref, timeoutMs: number, extra: (cp: Obj) => boolean = () => true): Promise<Obj> {
+  let last: Obj | undefined;
+  try {
+    return await waitUntil(
+      `ControlPlane ${ref.namespace}/${ref.name} Ready=True/AllReady`,
+      async () => {
+        last = await ctx.kube.get(ref);
+        const ready = condition(last, 'Ready');
+        return ready?.status === 'True' && ready.reason === 'AllReady' && extra(last!) ? last : undefined;
+      },
+      timeoutMs,
+      ctx,
+    );
+  } catch (err) {
+    throw new AssertionError(`${(err as Error).message}; conditions: ${conditionsLine(last)}`);
+  }
+}
+
+/** Metacontroller log lines that say a child was refused or an apply failed. */
+function applyErrors(ctx: Ctx, from: number): string[] {
+  return ctx.mc
+    .json(from)
+    // "Failed to update child due to outdated resourceVersion" is a conflict Metacontroller retries
+    // (a stand-in wrote a status in between): not a refusal.
+    .filter((l) => l.level === 'error' || /is invalid|admission webhook|forbidden/i.test(`${l.msg ?? ''} ${l.error ?? ''}`))
+    .map((l) => `${l.msg}${l.error ? `: ${String(l.error).slice(0, 300)}` : ''}`);
+}
+
+const mcVerbs = (ctx: Ctx, from: number, msg: string) => ctx.mc.json(from).filter((l) => l.msg === msg);
+const childLabel = (l: Obj) => {
+  const c = l.child;
+  if (typeof c === 'string') return c;
+  return c ? `${c.kind ?? '?'}/${c.name ?? c.metadata?.name ?? '?'}` : '?';
+};
+
+/** Application credentials minted since a count, and the live ones of a ControlPlane. */
+const mints = (ctx: Ctx) => ctx.ops.world.openstack.mints.length;
+const liveCredentialsOf = (ctx: Ctx, cp: string) => [...ctx.ops.world.openstack.applicationCredentials.entries()].filter(([, ac]) => ac.name.startsWith(`${cp}-admin-app-credential`));
+
+// ------------------------------------------------------------------------------------------------
+const MANAGED_NS = 'openstack';
+let managed: Obj = {};
+let managedUid = '';
+const MANAGED_NAME = () => managed.metadata.name as string;
+const BROWNFIELD = {
+  metadata: { name: 'keystone', namespace: 'tenant-b' },
+  spec: {
+    openStackRelease: '2025.2',
+    region: 'RegionOne',
+    infrastructure: {
+      database: { host: 'db.example.com', database: 'keystone', secretRef: { name: 'keystone-db', key: 'password' } },
+      cache: { servers: ['memcached-0.example.com:11211'], backend: 'dogpile.cache.pymemcache' },
+    },
+    services: { keystone: { replicas: 1 } },
+    korc: { adminCredential: { passwordSecretRef: { name: 'keystone-admin-user', key: 'password' } } },
+  },
+};
+
+export function scenarios(shared: string): Scenario[] {
+  return [
+    {
+      id: 1,
+      title: 'fresh managed ControlPlane converges: Ready=True/AllReady, one mint, every child accepted',
+      async run(ctx) {
+        const mark = ctx.mc.mark();
+        const startMints = mints(ctx);
+        const example = parse(readFileSync(join(shared, 'examples', 'controlplane-full-managed.yaml'), 'utf8')) as Obj;
+        managed = example;
+        const created = await createControlPlane(ctx, example);
+        managedUid = created.metadata.uid;
+        const cp = await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 240_000, (o) => !!o.status?.adminApplicationCredential?.id);
+        await ctx.ops.settle();
+        check(mints(ctx) - startMints === 1, `expected exactly 1 mint, saw ${mints(ctx) - startMints}`);
+        const children = await childrenOf(ctx, MANAGED_NS, managedUid);
+        const kinds = new Set(children.map((c) => c.kind));
+        const missing = CONTROLPLANE_CHILD_KINDS.map((k) => k.kind).filter((k) => !kinds.has(k));
+        check(missing.length === 0, `no child of kind ${missing.join(', ')} in the API server`);
+        const errors = applyErrors(ctx, mark);
+        check(errors.length === 0, `Metacontroller logged apply errors:\n  ${errors.slice(0, 5).join('\n  ')}`);
+        check(!!condition(cp, 'CatalogReady') && condition(cp, 'CatalogReady')!.status === 'True', 'CatalogReady is not True');
+        console.log(`    ${children.length} children in the API server (${[...kinds].sort().join(', ')}); admin AC ${cp.status.adminApplicationCredential.id}`);
+      },
+    },
+    {
+      id: 2,
+      title: 'admin password rotated in OpenBao: exactly one re-mint, Ready again',
+      needs: [1],
+      async run(ctx) {
+        const before = (await ctx.kube.get(cpRef(MANAGED_NS, MANAGED_NAME())))!;
+        const startId = before.status.adminApplicationCredential.id;
+        const startMints = mints(ctx);
+        const password = secretValue();
+        ctx.ops.world.openbao.set(remoteKeys(MANAGED_NS, MANAGED_NAME()).adminPassword, { password });
+        // ESO refreshes every hour (refreshInterval 1h); the stand-in's refresh is brought forward,
+        // as the simulator jumps its clock.
+        ctx.ops.world.eso.clear();
+        await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 180_000, (o) => o.status?.adminApplicationCredential?.id !== startId && ctx.ops.world.openstack.adminPassword === password);
+        await sleep(5000);
+        await ctx.ops.settle();
+        check(mints(ctx) - startMints === 1, `expected exactly 1 re-mint, saw ${mints(ctx) - startMints}`);
+        check(liveCredentialsOf(ctx, MANAGED_NAME()).length === 1, `expected 1 live application credential, saw ${liveCredentialsOf(ctx, MANAGED_NAME()).length}`);
+      },
+    },
+    {
+      id: 3,
+      title: 'CredentialRotation reMint: exactly one re-mint, RotationComplete=True',
+      needs: [1],
+      async run(ctx) {
+        const before = (await ctx.kube.get(cpRef(MANAGED_NS, MANAGED_NAME())))!;
+        const startId = before.status.adminApplicationCredential.id;
+        const startMints = mints(ctx);
+        const example = parse(readFileSync(join(shared, 'examples', 'credentialrotation-remint.yaml'), 'utf8')) as Obj;
+        const cr = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', metadata: { name: example.metadata?.name ?? 'rotate-admin', namespace: MANAGED_NS }, spec: example.spec };
+        await ctx.kube.create(cr);
+        const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: MANAGED_NS, name: cr.metadata.name };
+        let last: Obj | undefined;
+        await waitUntil(
+          'CredentialRotation RotationComplete=True',
+          async () => {
+            last = await ctx.kube.get(crRef);
+            return condition(last, 'RotationComplete')?.status === 'True';
+          },
+          180_000,
+          ctx,
+        ).catch((err: Error) => {
+          throw new AssertionError(`${err.message}; conditions: ${conditionsLine(last)}`);
+        });
+        await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 60_000, (o) => o.status?.adminApplicationCredential?.id !== startId);
+        await sleep(5000);
+        await ctx.ops.settle();
+        check(mints(ctx) - startMints === 1, `expected exactly 1 re-mint, saw ${mints(ctx) - startMints}`);
+      },
+    },
+    {
+      id: 4,
+      title: 'MariaDB NotReady for a minute: no child deleted or replaced, Ready again',
+      needs: [1],
+      async run(ctx) {
+        const mark = Date.now();
+        const startMints = mints(ctx);
+        const uids = async () => new Map((await childrenOf(ctx, MANAGED_NS, managedUid)).map((c) => [`${c.kind}/${c.metadata.name}`, c.metadata.uid as string]));
+        const before = await uids();
+        const db = `MariaDB/${managed.spec.infrastructure.database.clusterRef.name}`;
+        ctx.ops.world.down.add(db);
+        try {
+          await waitUntil('ControlPlane not Ready while MariaDB is down', async () => condition(await ctx.kube.get(cpRef(MANAGED_NS, MANAGED_NAME())), 'Ready')?.status === 'False', 60_000, ctx);
+          await sleep(Math.max(0, 60_000 - (Date.now() - mark)));
+        } finally {
+          ctx.ops.world.down.delete(db);
+        }
+        await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 120_000);
+        const after = await uids();
+        const changed = [...before].filter(([k, uid]) => after.get(k) !== uid).map(([k]) => k);
+        check(changed.length === 0, `children deleted or replaced: ${changed.join(', ')}`);
+        const deletions = ctx.rec.since(mark, (e) => e.namespace === MANAGED_NS && e.terminating && e.kind !== 'ControlPlane');
+        check(deletions.length === 0, `deletions during the outage: ${deletions.map((e) => `${e.kind}/${e.name}`).join(', ')}`);
+        check(mints(ctx) === startMints, `${mints(ctx) - startMints} mint(s) during the outage`);
+      },
+    },
+    {
+      id: 5,
+      title: 'second ControlPlane in the namespace: parked (Ready=False/DuplicateControlPlane), the first untouched',
+      needs: [1],
+      async run(ctx) {
+        const mark = Date.now();
+        const startMints = mints(ctx);
+        const twinName = `${MANAGED_NAME()}-twin`;
+        const firstBefore = (await ctx.kube.get(cpRef(MANAGED_NS, MANAGED_NAME())))!;
+        const twin = await ctx.kube.create({ apiVersion: GVK.ControlPlane.apiVersion, kind: 'ControlPlane', metadata: { name: twinName, namespace: MANAGED_NS }, spec: managed.spec });
+        await waitUntil('twin parked', async () => condition(await ctx.kube.get(cpRef(MANAGED_NS, twinName)), 'Ready')?.reason === 'DuplicateControlPlane', 60_000, ctx);
+        await sleep(5000);
+        const twinChildren = await childrenOf(ctx, MANAGED_NS, twin.metadata.uid);
+        check(twinChildren.length === 0, `the parked ControlPlane has children: ${twinChildren.map((c) => `${c.kind}/${c.metadata.name}`).join(', ')}`);
+        const firstAfter = (await ctx.kube.get(cpRef(MANAGED_NS, MANAGED_NAME())))!;
+        check(condition(firstAfter, 'Ready')?.status === 'True', `the first ControlPlane left Ready: ${conditionsLine(firstAfter)}`);
+        check(firstAfter.metadata.generation === firstBefore.metadata.generation, 'the first ControlPlane spec changed');
+        const touched = ctx.rec.since(mark, (e) => e.namespace === MANAGED_NS && e.kind !== 'ControlPlane' && e.kind !== 'Secret' && e.kind !== 'CredentialRotation' && (e.type !== 'MODIFIED' || e.terminating));
+        check(touched.length === 0, `children of the first created/deleted: ${touched.map((e) => `${e.type} ${e.kind}/${e.name}`).join(', ')}`);
+        await ctx.kube.delete(cpRef(MANAGED_NS, twinName));
+        await waitUntil('twin gone', async () => !(await ctx.kube.get(cpRef(MANAGED_NS, twinName))), 60_000, ctx);
+        check(mints(ctx) === startMints, `${mints(ctx) - startMints} mint(s)`);
+        const first = (await ctx.kube.get(cpRef(MANAGED_NS, MANAGED_NAME())))!;
+        check(condition(first, 'Ready')?.status === 'True', `the first ControlPlane left Ready after the twin went: ${conditionsLine(first)}`);
+      },
+    },
+    {
+      id: 6,
+      title: 'SecretAggregate: target published; a source change reaches the target',
+      needs: [1],
+      async run(ctx) {
+        const ns = MANAGED_NS;
+        const names = childNames(MANAGED_NAME());
+        await userSecret(ctx, ns, 'e2e-messaging', { transport_url: 'rabbit://e2e-a', unused: 'x' });
+        const sa = {
+          apiVersion: GVK.SecretAggregate.apiVersion,
+          kind: 'SecretAggregate',
+          metadata: { name: 'e2e-credentials', namespace: ns },
+          spec: {
+            sources: [{ secretRef: { name: names.dbCredentials } }, { secretRef: { name: 'e2e-messaging' }, keys: ['transport_url'] }, { secretRef: { name: names.adminAppCredential }, keys: ['clouds.yaml'] }],
+            target: { name: 'e2e-all-credentials' },
+          },
+        };
+        await ctx.kube.create(sa);
+        const expected = async () => {
+          const db = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: names.dbCredentials }))?.data ?? {};
+          const msg = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'e2e-messaging' }))?.data ?? {};
+          const ac = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: names.adminAppCredential }))?.data ?? {};
+          return JSON.stringify(sortKeys({ ...db, transport_url: msg.transport_url, 'clouds.yaml': ac['clouds.yaml'] }));
+        };
+        const target = async () => ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'e2e-all-credentials' });
+        const saRef: Ref = { apiVersion: GVK.SecretAggregate.apiVersion, kind: 'SecretAggregate', namespace: ns, name: 'e2e-credentials' };
+        await waitUntil('target published with the merged keys', async () => {
+          const t = await target();
+          return condition(await ctx.kube.get(saRef), 'Ready')?.status === 'True' && t && JSON.stringify(sortKeys(t.data)) === (await expected());
+        }, 60_000, ctx);
+        await userSecret(ctx, ns, 'e2e-messaging', { transport_url: 'rabbit://e2e-b', unused: 'x' });
+        await waitUntil('the source change reaches the target', async () => {
+          const t = await target();
+          return t && unb64(t.data?.transport_url ?? '') === 'rabbit://e2e-b' && JSON.stringify(sortKeys(t.data)) === (await expected());
+        }, 60_000, ctx);
+        const t = (await target())!;
+        check((t.metadata.ownerReferences ?? []).some((r: Obj) => r.kind === 'SecretAggregate' && r.controller), 'the target is not owned by the SecretAggregate');
+        check(t.data.unused === undefined, 'an unselected key reached the target');
+      },
+    },
+    {
+      id: 10,
+      title: 'idle converged ControlPlane for 60 s: a handful of hook calls, zero child updates',
+      needs: [1],
+      async run(ctx) {
+        await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 60_000);
+        await sleep(10_000); // let the last answers of the previous scenarios land
+        const mark = ctx.mc.mark();
+        const capturesBefore = new Set(captureFiles(ctx.h.captureDir));
+        const eventsFrom = Date.now();
+        await sleep(60_000);
+        const calls = captureFiles(ctx.h.captureDir).filter((f) => !capturesBefore.has(f));
+        const byHook = new Map<string, number>();
+        for (const f of calls) {
+          const hook = f.replace(/^[^-]+-\d+-/, '').replace(/\.json$/, '');
+          byHook.set(hook, (byHook.get(hook) ?? 0) + 1);
+        }
+        const updates = mcVerbs(ctx, mark, 'Updating');
+        const creates = mcVerbs(ctx, mark, 'Creating');
+        const deletes = mcVerbs(ctx, mark, 'Deleting child');
+        const writes = ctx.rec.since(eventsFrom, (e) => e.namespace === MANAGED_NS && e.type !== 'MODIFIED');
+        const summary = `${calls.length} hook calls (${[...byHook].map(([k, v]) => `${k} ${v}`).join(', ')}); Metacontroller: ${updates.length} Updating, ${creates.length} Creating, ${deletes.length} Deleting child`;
+        console.log(`    ${summary}`);
+        const updated = [...new Set(updates.map(childLabel))].sort();
+        if (updated.length > 0) console.log(`    updated children: ${updated.join(', ')}`);
+        const problems: string[] = [];
+        if (calls.length > 12) problems.push(`${calls.length} hook calls in 60 s (more than a handful)`);
+        if (updates.length + creates.length + deletes.length > 0) problems.push(`${updates.length + creates.length + deletes.length} child writes in Metacontroller's log`);
+        if (writes.length > 0) problems.push(`objects created/deleted: ${writes.map((e) => `${e.kind}/${e.name}`).join(', ')}`);
+        if (problems.length === 0) return;
+        const onlyIssue22 = creates.length === 0 && deletes.length === 0 && writes.length === 0 && updated.every((c) => /^(ExternalSecret|PushSecret)\//.test(c));
+        if (onlyIssue22 && ctx.allowIssue22) {
+          throw new Skip(`ISSUE 22 (hook omits API-server defaults in ExternalSecret/PushSecret list items, so Metacontroller re-applies them on every sync): ${problems.join('; ')}`);
+        }
+        throw new AssertionError(`${problems.join('; ')}${onlyIssue22 ? ' — only ExternalSecret/PushSecret updated: issue 22 (set C5C3_E2E_ALLOW_ISSUE_22=1 to skip this scenario loudly)' : ''}`);
+      },
+    },
+    {
+      id: 8,
+      title: 'deletion: K-ORC objects gone before Keystone and MariaDB, every credential revoked, parent gone',
+      needs: [1],
+      async run(ctx) {
+        const mark = Date.now();
+        const ns = MANAGED_NS;
+        await ctx.kube.delete(cpRef(ns, MANAGED_NAME()));
+        await waitUntil('ControlPlane and every child gone', async () => !(await ctx.kube.get(cpRef(ns, MANAGED_NAME()))) && (await childrenOf(ctx, ns, managedUid)).length === 0, 180_000, ctx);
+        await sleep(1000);
+        const events = ctx.rec.since(mark, (e) => e.namespace === ns);
+        const korcGone = events.filter((e) => e.type === 'DELETED' && korcKinds.some((k) => k.kind === e.kind));
+        const infra = events.filter((e) => e.terminating && ['Keystone', 'MariaDB', 'Memcached'].includes(e.kind));
+        check(korcGone.length >= 5, `expected the 5 K-ORC objects deleted, saw ${korcGone.map((e) => `${e.kind}/${e.name}`).join(', ')}`);
+        check(infra.length > 0, 'Keystone/MariaDB deletion not observed');
+        const lastKorc = Math.max(...korcGone.map((e) => e.rv));
+        const firstInfra = Math.min(...infra.map((e) => e.rv));
+        check(lastKorc < firstInfra, `Keystone or infrastructure deletion (rv ${firstInfra}) began before the last K-ORC object was gone (rv ${lastKorc})`);
+        const left = liveCredentialsOf(ctx, MANAGED_NAME());
+        check(left.length === 0, `${left.length} application credential(s) of ${MANAGED_NAME()} not revoked`);
+      },
+    },
+    {
+      id: 7,
+      title: 'brownfield ControlPlane (host/servers, passwordSecretRef, own namespace): Ready',
+      async run(ctx) {
+        const startMints = mints(ctx);
+        await createControlPlane(ctx, BROWNFIELD);
+        const cp = await waitReady(ctx, cpRef(BROWNFIELD.metadata.namespace, BROWNFIELD.metadata.name), 180_000, (o) => !!o.status?.adminApplicationCredential?.id);
+        check(mints(ctx) - startMints === 1, `expected exactly 1 mint, saw ${mints(ctx) - startMints}`);
+        const children = await childrenOf(ctx, BROWNFIELD.metadata.namespace, cp.metadata.uid);
+        const kinds = new Set(children.map((c) => c.kind));
+        check(!kinds.has('MariaDB') && !kinds.has('Memcached'), 'a brownfield ControlPlane owns a MariaDB/Memcached');
+      },
+    },
+    {
+      id: 9,
+      title: 'deletion with Keystone unreachable: detach, parent released, nothing stuck',
+      needs: [7],
+      async run(ctx) {
+        const ns = BROWNFIELD.metadata.namespace;
+        const name = BROWNFIELD.metadata.name;
+        const cp = (await ctx.kube.get(cpRef(ns, name)))!;
+        const live = liveCredentialsOf(ctx, name).length;
+        const mark = Date.now();
+        ctx.ops.world.down.add(`Keystone/${childNames(name).keystone}`);
+        await waitUntil('Keystone reported not Ready', async () => condition(await ctx.kube.get({ apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: childNames(name).keystone }), 'Ready')?.status === 'False', 30_000, ctx);
+        await ctx.kube.delete(cpRef(ns, name));
+        try {
+          await waitUntil('ControlPlane released and every child gone', async () => !(await ctx.kube.get(cpRef(ns, name))) && (await childrenOf(ctx, ns, cp.metadata.uid)).length === 0, 180_000, ctx);
+        } finally {
+          // The outage switch is by Kind/name (the sim's model): clear it for later scenarios.
+          ctx.ops.world.down.delete(`Keystone/${childNames(name).keystone}`);
+        }
+        // Every managed K-ORC object carried onDelete: detach before its deletion began.
+        const korcEvents = ctx.rec.since(mark, (e) => e.namespace === ns && korcKinds.some((k) => k.kind === e.kind));
+        const managedKinds = ['ApplicationCredential', 'Service', 'Endpoint'];
+        const notDetached = managedKinds.flatMap((kind) => {
+          const evs = korcEvents.filter((e) => e.kind === kind);
+          const firstTerminating = evs.find((e) => e.terminating);
+          const detachedBefore = evs.some((e) => e.detach && !e.terminating && (!firstTerminating || e.rv < firstTerminating.rv));
+          return firstTerminating && !detachedBefore ? [kind] : [];
+        });
+        const detached = korcEvents.filter((e) => e.detach && !e.terminating && e.type === 'MODIFIED');
+        const korcStuck = (await Promise.all(korcKinds.map((k) => ctx.kube.list(k.apiVersion, k.kind, ns)))).flat();
+        check(korcStuck.length === 0, `K-ORC objects left: ${korcStuck.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+        check(notDetached.length === 0, `deleted without managedOptions.onDelete: detach in place first: ${notDetached.join(', ')}`);
+        check(detached.length > 0, 'Metacontroller never applied managedOptions.onDelete: detach');
+        // Detached credentials stay in Keystone (nobody could revoke them): none was revoked here.
+        check(liveCredentialsOf(ctx, name).length === live, 'a credential was revoked although Keystone was unreachable');
+        const events = ctx.rec.since(mark, (e) => e.namespace === ns && e.type === 'DELETED');
+        console.log(`    ${events.length} objects deleted; ${detached.length} detach update(s) applied`);
+      },
+    },
+    {
+      id: 12,
+      title: "real Metacontroller requests (captured, sanitised) replay to the service's recorded responses",
+      needs: [1],
+      async run(ctx) {
+        // The last call of each hook, and the last converged ControlPlane sync: what a golden file
+        // of hooks/ would hold. Each must replay (CLOCK = its clock, no seed) to its recorded answer.
+        const dir = ctx.h.captureDir;
+        const calls = captureFiles(dir).map((f) => ({ f, call: JSON.parse(readFileSync(join(dir, f), 'utf8')) as CapturedCall }));
+        const situation = (c: CapturedCall) => {
+          const res = c.response as Obj;
+          if (c.hook.endsWith('/customize')) return 'related-objects';
+          if (c.hook === '/controlplane/finalize') return res.finalized ? 'finalized' : 'finalizing';
+          const ready = condition(res, 'Ready');
+          return ready ? `${ready.status === 'True' ? 'ready' : 'not-ready'}-${ready.reason.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}` : 'no-ready';
+        };
+        const picked = new Map<string, { f: string; call: CapturedCall }>();
+        for (const c of calls) {
+          const key = `${c.call.hook}|${situation(c.call)}`;
+          if (!picked.has(key)) picked.set(key, c);
+        }
+        check(picked.size >= 6, `only ${picked.size} distinct captured situations`);
+        const out = join(ctx.h.paths.run, 'golden');
+        const mismatched: string[] = [];
+        let replayed = 0;
+        for (const [key, { f, call }] of picked) {
+          const [hook, what] = key.split('|') as [string, string];
+          const response = await replayCaptured(call);
+          replayed++;
+          if (JSON.stringify(response) !== JSON.stringify(call.response)) {
+            mismatched.push(`${f} (${key})`);
+            continue;
+          }
+          const target = join(out, 'hooks', hook.slice(1).replace('/', '-'));
+          mkdirSync(target, { recursive: true });
+          writeFileSync(join(target, `metacontroller-4.17.2-${what}.json`), `${JSON.stringify(call, null, 2)}\n`);
+        }
+        console.log(`    ${replayed} situations replayed; golden candidates in ${out}`);
+        check(mismatched.length === 0, `replays differ from the recorded responses: ${mismatched.join(', ')}`);
+      },
+    },
+    {
+      id: 11,
+      title: 'takeover from the reference Go operator: after the cutover steps, zero deletions and zero mints',
+      async run(ctx) {
+        const ns = 'takeover';
+        const name = 'controlplane-takeover';
+        const spec = structuredClone(parse(readFileSync(join(shared, 'examples', 'controlplane-full-managed.yaml'), 'utf8')).spec);
+        const ccRef: Ref = { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', name: 'c5c3-controlplane' };
+        // 1. A converged ControlPlane, then Metacontroller's CompositeController removed (the
+        //    children stay) and every trace of it and of this service's bookkeeping removed from
+        //    the objects: what the Go operator leaves behind (controller owner reference, no
+        //    controller-uid label, finalizer c5c3.io/orc-teardown on the parent).
+        const created = await createControlPlane(ctx, { metadata: { name, namespace: ns }, spec });
+        const uid = created.metadata.uid as string;
+        await waitReady(ctx, cpRef(ns, name), 120_000, (o) => !!o.status?.adminApplicationCredential?.id);
+        await ctx.kube.delete(ccRef);
+        await waitUntil('CompositeController c5c3-controlplane gone', async () => !(await ctx.kube.get(ccRef)), 30_000, ctx);
+        await sleep(3000);
+        const bookkeeping = ['metacontroller.k8s.io/last-applied-configuration', 'c5c3.io/secret-sha256', 'c5c3.io/minted-secret-sha256', 'c5c3.io/rotation-requests'];
+        for (const c of await childrenOf(ctx, ns, uid)) {
+          const labels = { ...(c.metadata.labels ?? {}) };
+          delete labels['controller-uid'];
+          const annotations = { ...(c.metadata.annotations ?? {}) };
+          for (const a of bookkeeping) delete annotations[a];
+          await ctx.kube.replace({ ...c, metadata: { ...c.metadata, labels, annotations } });
+        }
+        await ctx.kube.mergePatch(cpRef(ns, name), { metadata: { finalizers: ['c5c3.io/orc-teardown'] } });
+        await sleep(2000);
+        const before = new Map((await childrenOf(ctx, ns, uid)).map((c) => [`${c.kind}/${c.metadata.name}`, c.metadata.uid as string]));
+        const startMints = mints(ctx);
+        // 2. The cutover: label the children for Metacontroller's selector, drop the Go operator's
+        //    finalizer, install the CompositeController again.
+        const mark = Date.now();
+        const mcMark = ctx.mc.mark();
+        for (const c of await childrenOf(ctx, ns, uid)) {
+          await ctx.kube.mergePatch({ apiVersion: c.apiVersion, kind: c.kind, namespace: ns, name: c.metadata.name }, { metadata: { labels: { 'controller-uid': uid } } });
+        }
+        await ctx.kube.mergePatch(cpRef(ns, name), { metadata: { finalizers: null } });
+        await ctx.h.installControllers();
+        await waitUntil('Metacontroller synced the ControlPlane again', async () => mcVerbs(ctx, mcMark, 'Sync').length > 0 || ctx.mc.json(mcMark).some((l) => /Sync/.test(String(l.msg))), 60_000, ctx);
+        const problems: string[] = [];
+        try {
+          await waitReady(ctx, cpRef(ns, name), 90_000);
+        } catch (err) {
+          problems.push((err as Error).message);
+        }
+        await sleep(15_000);
+        const after = new Map((await childrenOf(ctx, ns, uid)).map((c) => [`${c.kind}/${c.metadata.name}`, c.metadata.uid as string]));
+        const replaced = [...before].filter(([k, u]) => after.get(k) !== u).map(([k]) => k);
+        const deletions = ctx.rec.since(mark, (e) => e.namespace === ns && e.terminating && e.kind !== 'ControlPlane');
+        const newMints = mints(ctx) - startMints;
+        if (replaced.length > 0) problems.push(`children deleted or replaced: ${replaced.join(', ')}`);
+        if (deletions.length > 0) problems.push(`deletions: ${[...new Set(deletions.map((e) => `${e.kind}/${e.name}`))].join(', ')}`);
+        if (newMints > 0) problems.push(`${newMints} mint(s) after the cutover`);
+        const errors = applyErrors(ctx, mcMark);
+        if (errors.length > 0) problems.push(`Metacontroller apply errors: ${errors.slice(0, 3).join('; ')}`);
+        const cp = await ctx.kube.get(cpRef(ns, name));
+        console.log(`    after the cutover: ${conditionsLine(cp)}`);
+        if (problems.length === 0) return;
+        const onlyCredential = errors.length === 0 && replaced.every((k) => k.startsWith('ApplicationCredential/')) && deletions.every((e) => e.kind === 'ApplicationCredential');
+        if (onlyCredential && ctx.allowAdoptPending) {
+          throw new Skip(`PENDING ADOPTION (branch adopt: an AC without this service's bookkeeping annotations is re-minted instead of adopted): ${problems.join('; ')}`);
+        }
+        throw new AssertionError(`${problems.join('; ')}${onlyCredential ? ' — only the ApplicationCredential: the pending adoption work (branch adopt); C5C3_E2E_ALLOW_ADOPT_PENDING=1 skips this scenario loudly' : ''}`);
+      },
+    },
+  ];
+}
+
+const sortKeys = (o: Obj | undefined) => o && Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
