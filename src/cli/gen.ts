@@ -38,6 +38,9 @@ if (args.help) {
 const root = resolve(args.root ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..'));
 const check = args.check === true;
 
+/** hooks/ files captured from the real Metacontroller by `npm run e2e`, not generated. */
+const CAPTURED_FROM_METACONTROLLER = /^metacontroller-/;
+
 const wanted = new Map<string, string>(renderCRDs());
 const payloads = await renderHookPayloads();
 for (const [path, content] of payloads) wanted.set(path, content);
@@ -52,13 +55,14 @@ for (const [path, content] of wanted) {
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, content);
 }
-// Payload directories hold generated files only: stale ones go.
+// Payload directories hold generated files only, and the requests captured from the real
+// Metacontroller by `npm run e2e` (metacontroller-*.json, kept by hand): stale generated ones go.
 for (const dir of new Set([...payloads.keys()].map((p) => dirname(p)))) {
   const full = resolve(root, dir);
   if (!existsSync(full)) continue;
   for (const name of readdirSync(full)) {
     const path = relative(root, join(full, name));
-    if (wanted.has(path)) continue;
+    if (wanted.has(path) || CAPTURED_FROM_METACONTROLLER.test(name)) continue;
     changes.push(`removed ${path}`);
     if (!check) rmSync(join(full, name), { recursive: true, force: true });
   }
