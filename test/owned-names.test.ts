@@ -9,7 +9,7 @@ import { admission } from './support/crd.js';
 import { post, testServer } from './support/server.js';
 import { conditionOf, converge, ids, managedCP } from './support/sync.js';
 import { syncRequest } from './support/world.js';
-import { exampleControlPlane, type Obj } from './support/shared.js';
+import { fixtureControlPlane, type Obj } from './support/shared.js';
 
 const admit = admission(controlPlaneCRD().spec.versions[0]!.schema.openAPIV3Schema as Obj);
 const withSecretName = (cp: Obj, name: string) => {
@@ -21,14 +21,14 @@ const withSecretName = (cp: Obj, name: string) => {
 };
 
 t.test('admission refuses every child name of the ControlPlane as cloudCredentialsRef.secretName', async (t) => {
-  const cp = exampleControlPlane('controlplane-full-managed.yaml');
+  const cp = fixtureControlPlane('controlplane.yaml');
   for (const name of Object.values(childNames(cp.metadata.name))) {
     t.match(admit(withSecretName(cp, name)).errors.join('\n'), /must not be the name of a child of this ControlPlane/, name);
   }
   t.same(admit(withSecretName(cp, 'k-orc-clouds-yaml')).errors, [], 'the default is admitted');
   t.same(admit(withSecretName(cp, `other-${cp.metadata.name}-keystone-db-credentials`)).errors, [], 'a name that only contains a child name is admitted');
   t.same(admit(withSecretName({ ...cp, metadata: { ...cp.metadata, name: 'other' } }, `${cp.metadata.name}-keystone-db-credentials`)).errors, [], "another ControlPlane's child name is not ours");
-  t.same(admit(exampleControlPlane('controlplane-kind-minimal.yaml')).errors, [], 'a spec without korc is admitted (defaults)');
+  t.same(admit(fixtureControlPlane('controlplane-minimal.yaml')).errors, [], 'a spec without korc is admitted (defaults)');
   // An object admitted before the rule existed can still be updated (finalizers removed, labels
   // changed): the rule is not ratcheted at the root, so it applies on create only.
   const old = withSecretName(cp, `${cp.metadata.name}-keystone-db-credentials`);
