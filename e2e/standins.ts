@@ -7,24 +7,11 @@
 import { appendFileSync } from 'node:fs';
 import { Cluster, keyOf, refOf, type Obj } from '../src/sim/cluster.js';
 import { newWorld, runOperators, type World } from '../src/sim/operators.js';
-import { GVK } from '../src/k8s/kinds.js';
+import { CONTROLPLANE_CHILD_KINDS, GVK } from '../src/k8s/kinds.js';
 import { KubeError, type Kube } from './kube.js';
 
-/** Every kind the operators read or write. */
-export const OPERATOR_KINDS = [
-  GVK.MariaDB,
-  GVK.Memcached,
-  GVK.ExternalSecret,
-  GVK.PushSecret,
-  GVK.ClusterSecretStore,
-  GVK.Keystone,
-  GVK.ApplicationCredential,
-  GVK.User,
-  GVK.Domain,
-  GVK.Service,
-  GVK.Endpoint,
-  GVK.Secret,
-];
+/** Every kind the operators read or write: the ControlPlane's children and the store they read. */
+export const OPERATOR_KINDS = [...CONTROLPLANE_CHILD_KINDS, GVK.ClusterSecretStore];
 
 const SERVER_SET = ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'deletionTimestamp', 'deletionGracePeriodSeconds'];
 
