@@ -41,6 +41,8 @@ export const DEFAULTS = {
 } as const;
 
 export const ROTATION_MODES = ['PasswordDriven', 'Scheduled', 'Manual'] as const;
+/** How the admin application credential rotates (spec.korc.adminCredential.applicationCredential.rotation.mode). */
+export type RotationMode = (typeof ROTATION_MODES)[number];
 export const TLS_MODES = ['prefer', 'require', 'verify-ca', 'verify-full'] as const;
 export const UPDATE_PHASES = ['Idle', 'Updating', 'UpdatingServices', 'Verifying', 'RollingBack'] as const;
 

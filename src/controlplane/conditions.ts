@@ -1,5 +1,7 @@
 // Condition types, reasons and requeue intervals of the ControlPlane, exactly as seed 000 names
-// them ("Sub-Reconciler Contracts"), defined once.
+// them ("Sub-Reconciler Contracts"), defined once. The types below derive from the constants,
+// so a stage can only name a condition type or reason that is defined here.
+import type { ConditionDecision } from '../k8s/conditions.js';
 
 export const CONDITION = {
   Infrastructure: 'InfrastructureReady',
@@ -12,6 +14,9 @@ export const CONDITION = {
   Ready: 'Ready',
 } as const;
 
+/** A ControlPlane condition type: one of CONDITION's values. */
+export type ConditionType = (typeof CONDITION)[keyof typeof CONDITION];
+
 /** The seven sub-conditions the Ready aggregate requires, in the seed's reconcile order. */
 export const SUB_CONDITIONS = [
   CONDITION.Infrastructure,
@@ -22,6 +27,9 @@ export const SUB_CONDITIONS = [
   CONDITION.AdminCredential,
   CONDITION.Catalog,
 ] as const;
+
+/** A condition a stage owns: one of the seven sub-conditions. */
+export type SubConditionType = (typeof SUB_CONDITIONS)[number];
 
 export const REASON = {
   // Ready aggregate and duplicate guard
@@ -83,6 +91,12 @@ export const REASON = {
   FinalizingORC: 'FinalizingORC',
   ORCTeardownStalled: 'ORCTeardownStalled',
 } as const;
+
+/** A ControlPlane condition reason: one of REASON's values. */
+export type Reason = (typeof REASON)[keyof typeof REASON];
+
+/** A condition decided by a ControlPlane stage: its reason is one of REASON's. */
+export type Decision = ConditionDecision<Reason>;
 
 /** Requeue intervals in seconds (seed "requeue_intervals.go", DESIGN §9.6). */
 export const REQUEUE = {

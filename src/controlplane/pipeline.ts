@@ -4,6 +4,7 @@
 // their previous condition and their observed children stay exactly as last applied.
 import { performance } from 'node:perf_hooks';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
+import type { SubConditionType } from './conditions.js';
 import { keepObserved, assertKeepsObserved } from '../k8s/invariant.js';
 import type { KubeObject } from '../k8s/observed.js';
 import type { Stage, StageInput, StageOutcome, StageResult } from './stage.js';
@@ -31,7 +32,7 @@ export const STAGE_TABLE: readonly Stage[] = [
 /** Per-stage measurement, for the seed's metrics. */
 export interface StageTrace {
   name: string;
-  conditionType: string;
+  conditionType: SubConditionType;
   seconds: number;
   outcome: StageOutcome['kind'];
 }

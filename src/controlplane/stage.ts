@@ -2,7 +2,8 @@
 // request, the clock and the conditions already decided in this pass.
 import type { ControlPlaneSpec } from '../api/controlplane.js';
 import type { ControlPlaneParent } from '../api/hooks.js';
-import type { Condition, ConditionDecision } from '../k8s/conditions.js';
+import type { Condition } from '../k8s/conditions.js';
+import type { Decision, Reason, SubConditionType } from './conditions.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
 import type { CredentialStatus } from './korc/credential-status.js';
 
@@ -48,7 +49,7 @@ export type StageOutcome =
   | { kind: 'failed'; requeueSeconds: number };
 
 export interface StageResult {
-  condition: ConditionDecision;
+  condition: Decision;
   outcome: StageOutcome;
   /** Children this stage desires; observed children it leaves out are kept as they are. */
   children: KubeObject[];
@@ -63,7 +64,7 @@ export interface Stage {
   /** The seed's sub-reconciler name (metric label `sub_reconciler`). */
   name: string;
   /** The one condition the stage owns. */
-  conditionType: string;
+  conditionType: SubConditionType;
   /** Spec paths the stage reads: a schema error under one of them fails this stage. */
   reads: string[];
   /** Seconds to wait before the next pass while this stage is waiting or failed. */
@@ -79,7 +80,7 @@ export const failed = (requeueSeconds: number): StageOutcome => ({ kind: 'failed
  * A stage's condition gate (seed: "gate: XReady"): while `conditionType` is not True this pass,
  * the stage waits with `reason` and creates or changes nothing (its observed children are kept).
  */
-export function gate(input: StageInput, conditionType: string, reason: string, requeueSeconds: number): StageResult | undefined {
+export function gate(input: StageInput, conditionType: SubConditionType, reason: Reason, requeueSeconds: number): StageResult | undefined {
   if (input.decided.get(conditionType)?.status === 'True') return undefined;
   return { condition: { status: 'False', reason, message: `Waiting for ${conditionType}` }, outcome: waiting(requeueSeconds), children: [] };
 }

@@ -3,15 +3,15 @@
 // response, observedGeneration, updatePhase, services and the admin credential. No per-call
 // timestamps: a condition's lastTransitionTime moves only when its status does.
 import type { ControlPlaneSpec } from '../api/controlplane.js';
-import { decideCondition, type Condition, type ConditionDecision } from '../k8s/conditions.js';
+import { decideCondition, type Condition } from '../k8s/conditions.js';
 import type { CredentialStatus } from './korc/credential-status.js';
-import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS } from './conditions.js';
+import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS, type Decision } from './conditions.js';
 import type { ControlPlaneRef } from './stage.js';
 import type { UnappliedChild } from './unapplied.js';
 
 
 /** Ready aggregate: True/AllReady only when all seven sub-conditions are True. */
-export function readyDecision(conditions: ReadonlyMap<string, Condition>): ConditionDecision {
+export function readyDecision(conditions: ReadonlyMap<string, Condition>): Decision {
   const notReady = SUB_CONDITIONS.filter((t) => conditions.get(t)?.status !== 'True');
   if (notReady.length === 0) return { status: 'True', reason: REASON.AllReady, message: READY_MESSAGE.all };
   return { status: 'False', reason: REASON.NotAllReady, message: `${READY_MESSAGE.notAll}: ${notReady.join(', ')}` };
@@ -27,7 +27,7 @@ export interface StatusInput {
   decided: ReadonlyMap<string, Condition>;
   now: Date;
   /** Overrides the Ready aggregate (the duplicate guard). */
-  ready?: ConditionDecision;
+  ready?: Decision;
   /** Children asked for and not yet observed as asked (omitted when none). */
   unapplied?: UnappliedChild[];
 }

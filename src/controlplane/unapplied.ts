@@ -7,10 +7,9 @@
 // a digest of the child: children carry secrets and values derived from them, which must not
 // leak into status, and which captured payloads replace with placeholders.)
 import { carriesValue } from '../k8s/carries.js';
-import type { ConditionDecision } from '../k8s/conditions.js';
 import { identity, isTerminating, type KubeObject, type ObjectIndex } from '../k8s/observed.js';
 import { at, isObject } from '../k8s/read.js';
-import { CONDITION, REASON, TIMEOUT_SECONDS, secondsSince } from './conditions.js';
+import { CONDITION, REASON, TIMEOUT_SECONDS, secondsSince, type Decision, type Reason, type SubConditionType } from './conditions.js';
 
 export interface UnappliedChild {
   apiVersion: string;
@@ -44,7 +43,7 @@ function differences(live: unknown, want: unknown, path: string, out: string[]):
 }
 
 /** The seed's error reason of a stage for one of its children. */
-function errorReason(conditionType: string, child: KubeObject): string {
+function errorReason(conditionType: SubConditionType, child: KubeObject): Reason {
   switch (child.kind) {
     case 'MariaDB':
       return REASON.MariaDBError;
@@ -71,12 +70,12 @@ export interface Unapplied {
   /** This pass's entries for the stage's children that do not carry what is asked. */
   entries: UnappliedChild[];
   /** The error condition when one of them is overdue. */
-  error?: ConditionDecision;
+  error?: Decision;
 }
 
 /** Track the children one stage asks for this pass against what is observed. */
 export function trackUnapplied(
-  conditionType: string,
+  conditionType: SubConditionType,
   desired: KubeObject[],
   observed: ObjectIndex,
   previous: UnappliedChild[],
@@ -86,7 +85,7 @@ export function trackUnapplied(
   const before = new Map(previous.map((e) => [keyOf(e), e]));
   const entries: UnappliedChild[] = [];
   const overdue: string[] = [];
-  let reason: string | undefined;
+  let reason: Reason | undefined;
   for (const want of desired) {
     const live = observed.getById(identity(want));
     if (live && (isTerminating(live) || carriesValue(live, want))) continue;
@@ -106,7 +105,7 @@ export function trackUnapplied(
       }
     }
   }
-  if (overdue.length === 0) return { entries };
+  if (reason === undefined) return { entries };
   const message = `${overdue.join('; ')}: the API server or an admission webhook refuses it (see the ControlPlane's SyncError events and Metacontroller's log)`;
-  return { entries, error: { status: 'False', reason: reason!, message } };
+  return { entries, error: { status: 'False', reason, message } };
 }

@@ -13,10 +13,13 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-/** What a stage decides; the timestamps and generation are added by `decideCondition`. */
-export interface ConditionDecision {
+/**
+ * What a stage decides; the timestamps and generation are added by `decideCondition`. `R` narrows
+ * the reason to a controller's own reason constants, so a misspelt reason does not compile.
+ */
+export interface ConditionDecision<R extends string = string> {
   status: ConditionStatus;
-  reason: string;
+  reason: R;
   message: string;
 }
 

@@ -10,6 +10,7 @@
 // service invents are bookkeeping: a live AC without them (minted by the reference operator, or
 // restored without them) is adopted and they are stamped once it is Available with an id
 // (DESIGN §10.16). A missing password hash is stamped too, as the seed does.
+import type { RotationMode } from '../../api/controlplane.js';
 import { isTerminating, type KubeObject } from '../../k8s/observed.js';
 import { stringAt } from '../../k8s/read.js';
 import { sha256Hex } from '../../k8s/secret.js';
@@ -17,7 +18,6 @@ import { ANNOTATION } from '../names.js';
 import { annotationOf, resourceDrift, type ManagedResource } from './application-credential.js';
 import { pendingRequests, type LatchedRequest } from './rotation-requests.js';
 
-export type RotationMode = 'PasswordDriven' | 'Scheduled' | 'Manual';
 
 export interface MintFacts {
   /** The observed admin AC, if any. */

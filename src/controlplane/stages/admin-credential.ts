@@ -7,14 +7,14 @@ import { GVK } from '../../k8s/kinds.js';
 import { isReady, notReadyDetail } from '../../k8s/observed.js';
 import { openstackId } from '../../k8s/orc.js';
 import { secretString } from '../../k8s/secret.js';
-import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from '../conditions.js';
+import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince, type Reason } from '../conditions.js';
 import { secretStoreReady } from '../external-secret.js';
 import { CLUSTER_SECRET_STORE, childNames } from '../names.js';
 import { complete, gate, waiting, type Stage, type StageResult } from '../stage.js';
 import { applicationCredentialCloud, cloudTarget, readApplicationCredential } from '../korc/clouds-yaml.js';
 import { CLOUDS_YAML_KEY, VALUE_KEY } from '../korc/round-trip.js';
 
-const wait = (reason: string, message: string): StageResult => ({
+const wait = (reason: Reason, message: string): StageResult => ({
   condition: { status: 'False', reason, message },
   outcome: waiting(REQUEUE.korc),
   children: [],

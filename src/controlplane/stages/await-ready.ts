@@ -3,6 +3,7 @@
 // current generation (not Terminating).
 import type { KubeObject } from '../../k8s/observed.js';
 import { isReadyAsDesired, readinessDetail } from '../../k8s/readiness.js';
+import type { Reason } from '../conditions.js';
 import { complete, waiting, type StageResult } from '../stage.js';
 
 export interface AwaitReady {
@@ -10,8 +11,8 @@ export interface AwaitReady {
   label: string;
   desired: KubeObject;
   observed: KubeObject | undefined;
-  waitingReason: string;
-  readyReason: string;
+  waitingReason: Reason;
+  readyReason: Reason;
   readyMessage: string;
   requeueSeconds: number;
 }

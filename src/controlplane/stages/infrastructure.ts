@@ -6,7 +6,7 @@ import { GVK } from '../../k8s/kinds.js';
 import type { KubeObject } from '../../k8s/observed.js';
 import { isReadyAsDesired, readinessDetail } from '../../k8s/readiness.js';
 import { at, isObject, isObjectName, stringAt } from '../../k8s/read.js';
-import { CONDITION, REASON, REQUEUE } from '../conditions.js';
+import { CONDITION, REASON, REQUEUE, type Reason } from '../conditions.js';
 import { child } from '../children.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 import { invalidSpec } from './invalid-spec.js';
@@ -18,7 +18,7 @@ export const MARIADB_STORAGE_SIZE = '100Gi';
 interface Backing {
   label: string;
   /** The seed's reason while this backing service is not Ready. */
-  waitingReason: string;
+  waitingReason: Reason;
   name: string;
   /** The object whose readiness counts: our child, or the adopted pre-existing one. */
   observed: KubeObject | undefined;

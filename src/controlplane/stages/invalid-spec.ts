@@ -1,8 +1,8 @@
 // The failed result of a stage whose spec fields cannot be used (DESIGN §9.7).
-import { REASON } from '../conditions.js';
+import { REASON, type Reason } from '../conditions.js';
 import { failed, type StageResult } from '../stage.js';
 
-export function invalidSpec(errors: string[], requeueSeconds: number, reason: string = REASON.InvalidSpec): StageResult {
+export function invalidSpec(errors: string[], requeueSeconds: number, reason: Reason = REASON.InvalidSpec): StageResult {
   return {
     condition: { status: 'False', reason, message: `Invalid spec: ${errors.join('; ')}` },
     outcome: failed(requeueSeconds),

@@ -7,14 +7,15 @@ import { identity, type KubeObject } from '../../k8s/observed.js';
 import { isAvailable, openstackId, terminalError } from '../../k8s/orc.js';
 import { isObjectName } from '../../k8s/read.js';
 import { secretString, sha256Hex } from '../../k8s/secret.js';
-import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from '../conditions.js';
+import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince, type Reason } from '../conditions.js';
 import { ANNOTATION, childNames } from '../names.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 import { readAdminPassword } from '../korc/admin-password.js';
 import { HTTP_METHODS, annotationOf, keptAc, managedResource, mintedAc, type AccessRule } from '../korc/application-credential.js';
 import { applicationCredentialCloud, cloudTarget, passwordCloud } from '../korc/clouds-yaml.js';
 import { adminImports, stuckImport } from '../korc/imports.js';
-import { planMint, type MintFacts, type MintPlan, type RotationMode } from '../korc/mint.js';
+import type { RotationMode } from '../../api/controlplane.js';
+import { planMint, type MintFacts, type MintPlan } from '../korc/mint.js';
 import {
   CLOUDS_YAML_KEY,
   VALUE_KEY,
@@ -101,7 +102,7 @@ function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: 
   const fresh = () => input.random(SECRET_BYTES).toString('base64url');
   const name = childNames(input.cp.name).adminAppCredential;
   const common = { cp: input.cp, cloudName };
-  const wait = (reason: string, message: string) => ({ condition: { status: 'False' as const, reason, message }, outcome: waiting(REQUEUE.korc) });
+  const wait = (reason: Reason, message: string) => ({ condition: { status: 'False' as const, reason, message }, outcome: waiting(REQUEUE.korc) });
   switch (plan.kind) {
     case 'keep': {
       const id = openstackId(live);

@@ -2,7 +2,7 @@
 // brownfield is a no-op True; managed checks the ClusterSecretStore first, projects one
 // per-ControlPlane ExternalSecret, and waits for it to sync.
 import { GVK } from '../../k8s/kinds.js';
-import { REASON } from '../conditions.js';
+import { REASON, type Reason, type SubConditionType } from '../conditions.js';
 import { externalSecret, secretStoreReady, type RemoteValue } from '../external-secret.js';
 import { CLUSTER_SECRET_STORE } from '../names.js';
 import { isManagedDatabase } from '../spec.js';
@@ -11,14 +11,14 @@ import { awaitReady } from './await-ready.js';
 
 export interface ProjectedCredential {
   name: string;
-  conditionType: string;
+  conditionType: SubConditionType;
   reads: string[];
   /** What is projected, for messages ("DB credential", "admin password"). */
   what: string;
   secretName: (input: StageInput) => string;
   data: (input: StageInput) => RemoteValue[];
-  waitingReason: string;
-  readyReason: string;
+  waitingReason: Reason;
+  readyReason: Reason;
   requeueSeconds: number;
 }
 
