@@ -11,7 +11,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+# The service only: the simulator and the CLIs (src/sim, src/cli) are tooling, not in the image.
+RUN npm run build:service
 
 # Runtime stage: production dependencies and the compiled output only, as a non-root user.
 FROM ${NODE_IMAGE}

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Obj } from '../src/sim/cluster.js';
 import { Kube, KubeError } from './kube.js';
-import { HOOKS_KEY } from '../src/capture/hook-payloads.js';
+import { HOOKS_KEY } from '../src/cli/hook-payloads.js';
 
 export interface Paths {
   repo: string;

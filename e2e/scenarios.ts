@@ -13,7 +13,7 @@ import type { Harness } from './harness.js';
 import type { Kube, Ref } from './kube.js';
 import type { StandIns } from './standins.js';
 import { captureFiles, LogView, type Recorder } from './recorder.js';
-import { replayCaptured } from '../src/capture/hook-payloads.js';
+import { replayCaptured } from '../src/cli/hook-payloads.js';
 import type { CapturedCall } from '../src/capture/capture.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 

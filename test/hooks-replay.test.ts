@@ -4,7 +4,7 @@
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { renderHookPayloads, replayCaptured } from '../src/capture/hook-payloads.js';
+import { renderHookPayloads, replayCaptured } from '../src/cli/hook-payloads.js';
 import type { CapturedCall } from '../src/capture/capture.js';
 import { REPO_ROOT } from './support/shared.js';
 import { secretObjects } from './support/secrets.js';

@@ -28,6 +28,21 @@ t.test('Dockerfile: every stage on one NODE_IMAGE argument, the Node 24 slim ima
   for (const from of froms) t.equal(from, '${NODE_IMAGE}', 'FROM the argument, so a digest pins every stage');
 });
 
+t.test('the image carries the service only: the simulator, the CLIs and the CRD generator are tooling', async (t) => {
+  t.match(read('Dockerfile'), /^RUN npm run build:service$/m, 'the image builds the service configuration');
+  t.equal(pkg.scripts['build:service'], 'tsc -p tsconfig.build.json');
+  // Every file the service configuration compiles, imports followed: no tooling among them.
+  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const listed = spawnSync(process.execPath, [tsc, '-p', join(REPO_ROOT, 'tsconfig.build.json'), '--listFilesOnly'], { encoding: 'utf8' });
+  t.equal(listed.status, 0, listed.stderr);
+  const ours = listed.stdout.split('\n').filter((f) => f.startsWith(join(REPO_ROOT, 'src') + '/')).map((f) => f.slice(REPO_ROOT.length + 1));
+  t.ok(ours.includes('src/main.ts') && ours.includes('src/controlplane/pipeline.ts'), 'the service is there');
+  t.same(ours.filter((f) => /^src\/(sim|cli|crd)\//.test(f)), [], 'no tooling file reaches the image');
+  // The tooling configuration builds the rest, so `npm run build` still gives the CLIs.
+  t.match(pkg.scripts.build, /build:service/);
+  t.match(pkg.scripts.build, /tsconfig\.tools\.json/);
+});
+
 t.test('the release workflow pushes the image the kustomization deploys, tagged with the version', async (t) => {
   const image = kustomization.images.find((i: Obj) => i.name === 'c5c3-hooks');
   t.equal(workflow.env.IMAGE, image.newName, 'same image name');

@@ -5,7 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderCRDs } from '../crd/generate.js';
-import { renderHookPayloads } from '../capture/hook-payloads.js';
+import { renderHookPayloads } from './hook-payloads.js';
 
 const USAGE = `usage: npm run gen -- [--check] [--root DIR]
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { HOOK_ROUTES } from '../routes.js';
-import { HOOKS_KEY, replayAnswer } from '../capture/hook-payloads.js';
+import { HOOKS_KEY, replayAnswer } from './hook-payloads.js';
 import { Sanitizer } from '../capture/sanitize.js';
 import type { CapturedCall } from '../capture/capture.js';
 import { jsonDiff } from '../capture/json-diff.js';

@@ -8,8 +8,8 @@ import { PHASES, SCENARIOS, runPhase } from '../sim/scenarios.js';
 import type { HookCall } from '../sim/metacontroller.js';
 import type { Obj } from '../sim/cluster.js';
 import { seededRandom } from '../random.js';
-import { Sanitizer } from './sanitize.js';
-import type { CapturedCall } from './capture.js';
+import { Sanitizer } from '../capture/sanitize.js';
+import type { CapturedCall } from '../capture/capture.js';
 
 /** The placeholder key of hooks/ (public: the values it hides are simulated ones). */
 export const HOOKS_KEY = 'c5c3-hooks/hooks';
