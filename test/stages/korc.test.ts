@@ -1,0 +1,85 @@
+// Stage 5, KORC → KORCReady, called directly on a converged world, then changed.
+import t from 'tap';
+import { korcStage } from '../../src/controlplane/stages/korc.js';
+import { identity } from '../../src/k8s/observed.js';
+import { managedCP } from '../support/sync.js';
+import { adminPasswordSecret } from '../support/world.js';
+import { appCredential, names, sha256 } from '../support/korc.js';
+import { convergedWorld, emitted, run, type StageWorld } from '../support/stage.js';
+import type { Obj } from '../support/shared.js';
+
+const n = names();
+const isAc = (o: Obj) => o.kind === 'ApplicationCredential';
+const withPassword = (w: StageWorld, password: string): StageWorld => ({
+  ...w,
+  related: [...w.related.filter((r) => !(r.kind === 'Secret' && r.metadata.name === adminPasswordSecret(w.parent).metadata.name)), adminPasswordSecret(w.parent, password)],
+});
+
+const converged = convergedWorld(managedCP());
+
+t.test('converged: the minted credential is kept, KORCReady True, the whole chain emitted', async (t) => {
+  const r = run(korcStage, converged);
+  t.match(r.condition, { status: 'True', reason: 'ApplicationCredentialMinted', message: /^ApplicationCredential controlplane-keystone-admin-app-credential minted \(id id-/ });
+  t.same(r.outcome, { kind: 'complete' });
+  t.same(emitted(r), [
+    `ApplicationCredential/${n.ac}`,
+    `Domain/${n.domain}`,
+    'ExternalSecret/k-orc-clouds-yaml',
+    `PushSecret/${n.push}`,
+    `Secret/${n.ac}`,
+    `Secret/${n.passwordCloud}`,
+    `User/${n.user}`,
+  ]);
+  t.notOk(r.releases);
+  const live = converged.children.find(isAc)!;
+  t.same(r.children.find(isAc)!.spec, live.spec, 'the live AC as it is');
+});
+
+t.test('no readable admin password: WaitingForAdminPassword, nothing emitted (observed children are kept by the pipeline)', async (t) => {
+  const w = { ...converged, related: converged.related.filter((r) => r.metadata.name !== adminPasswordSecret(converged.parent).metadata.name) };
+  const r = run(korcStage, w);
+  t.match(r.condition, { status: 'False', reason: 'WaitingForAdminPassword' });
+  t.same(r.children, []);
+});
+
+t.test('the admin password changed: ReMinting releases exactly the AC and writes a fresh secret', async (t) => {
+  const live = converged.children.find(isAc)!;
+  const before = appCredential(converged.children).value!;
+  const r = run(korcStage, withPassword(converged, 'a-new-Passw0rd'));
+  t.match(r.condition, { status: 'False', reason: 'ReMinting', message: /the admin password changed/ });
+  t.same(r.releases, [identity(live as Parameters<typeof identity>[0])]);
+  t.notOk(r.children.find(isAc), 'the AC is left out: Metacontroller deletes it');
+  const value = appCredential(r.children).value!;
+  t.not(value, before, 'a secret never used before');
+  t.equal(sha256(value).length, 64);
+});
+
+t.test('Manual mode: a password change keeps the credential and says so', async (t) => {
+  const parent = structuredClone(converged.parent);
+  parent.spec.korc.adminCredential.applicationCredential = { ...parent.spec.korc.adminCredential.applicationCredential, rotation: { mode: 'Manual' } };
+  const r = run(korcStage, withPassword({ ...converged, parent }, 'a-new-Passw0rd'));
+  t.match(r.condition, { status: 'True', reason: 'ApplicationCredentialMinted', message: /rotation mode Manual keeps this credential/ });
+  t.notOk(r.releases);
+});
+
+t.test('the old AC Terminating: ReMinting while it goes, ReMintStalled after 5 minutes', async (t) => {
+  const children = converged.children.map((c) => (isAc(c) ? { ...c, metadata: { ...c.metadata, deletionTimestamp: '2026-11-21T11:58:00Z' } } : c));
+  const w = { ...converged, children };
+  const r = run(korcStage, w);
+  t.match(r.condition, { status: 'False', reason: 'ReMinting', message: /waiting for ApplicationCredential .* to be deleted/ });
+  t.notOk(r.children.find(isAc));
+  const late = run(korcStage, w, { now: new Date('2026-11-21T12:04:01Z') });
+  t.match(late.condition, { status: 'False', reason: 'ReMintStalled', message: /Terminating for 6 minutes/ });
+});
+
+t.test('an empty cloudName: InvalidSpec naming the field, nothing emitted', async (t) => {
+  const parent = structuredClone(converged.parent);
+  parent.spec.korc.adminCredential.cloudCredentialsRef.cloudName = '';
+  const r = run(korcStage, { ...converged, parent });
+  t.match(r.condition, { status: 'False', reason: 'InvalidSpec', message: /spec\.korc\.adminCredential\.cloudCredentialsRef\.cloudName/ });
+  t.same(r.children, []);
+});
+
+t.test('deterministic: same world, clock and random give the same result', async (t) => {
+  t.same(run(korcStage, withPassword(converged, 'x-Passw0rd')), run(korcStage, withPassword(converged, 'x-Passw0rd')));
+});
