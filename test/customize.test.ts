@@ -88,7 +88,11 @@ t.test('controlplane customize: an invalid spec still answers 200 with what it c
     t.ok(Value.Check(CustomizeHookResponse, res.json));
     const resources = (res.json.relatedResources as Obj[]).map((r) => r.resource);
     t.ok(resources.includes('controlplanes'), 'the duplicate guard still sees its peers');
-    t.notOk(resources.includes('mariadbs'), 'an invalid object name is never related');
+    // A spec that is not an object reads as the empty spec with the defaults admission applies:
+    // it names the default MariaDB and Memcached. An invalid name is never related.
+    const names = (res.json.relatedResources as Obj[]).flatMap((r) => r.names ?? []);
+    t.ok(names.every((n: string) => /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(n)), `only valid object names: ${names.join(', ')}`);
+    if (typeof spec === 'object') t.notOk(resources.includes('mariadbs'), 'the invalid clusterRef name is not related');
   }
 });
 

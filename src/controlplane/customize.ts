@@ -12,7 +12,7 @@ export function customizeControlPlane(parent: ControlPlaneParent): CustomizeHook
   const cp = parent.metadata.name;
   // Defaults applied as admission would; an invalid spec still relates everything it can name,
   // so the sync hook sees what it needs to report the problem.
-  const { spec } = readSpec(parent.spec);
+  const { spec } = readSpec(parent.spec, cp);
   const rules: RelatedResourceRule[] = [];
 
   const secretNames = unique([

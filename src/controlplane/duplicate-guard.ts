@@ -21,6 +21,6 @@ export function incumbentOver(self: Peer, namespace: string, related: ObjectInde
       ? a.creationTimestamp < b.creationTimestamp ? -1 : 1
       : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
-  const oldest = peers[0]!;
-  return oldest.name === self.name ? undefined : oldest.name;
+  const oldest = peers[0];
+  return oldest === undefined || oldest.name === self.name ? undefined : oldest.name;
 }

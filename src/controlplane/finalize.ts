@@ -70,7 +70,7 @@ export function finalizeControlPlane(request: SyncRequest, context: FinalizeCont
   const cp = controlPlaneRef(parent);
   const children = new ObjectIndex(request.children, request.parent.metadata.namespace);
   const previous = previousConditions(parent.status);
-  const { spec } = readSpec(parent.spec);
+  const { spec } = readSpec(parent.spec, parent.metadata.name);
   const orc = children.all().filter(isOrcKind);
   const korc = (status: 'True' | 'False', reason: string, message: string) =>
     new Map([[CONDITION.KORC, decideCondition(CONDITION.KORC, { status, reason, message }, previous.get(CONDITION.KORC), cp.generation, context.now)]]);

@@ -1,6 +1,6 @@
 // The projection of a ControlPlane spec onto the Keystone CR's spec (seed: reconcileKeystone).
 import type { ControlPlaneSpec } from '../api/controlplane.js';
-import { isManagedDatabase, effectiveAdminPasswordRef } from './spec.js';
+import type { Infrastructure, SecretKeyRef } from './spec.js';
 import { childNames } from './names.js';
 import { sortedMap } from './children.js';
 
@@ -8,7 +8,7 @@ export const KEYSTONE_IMAGE_REPOSITORY = 'ghcr.io/c5c3/keystone';
 export const WEEKLY_CRON = '0 0 * * 0';
 export const DAILY_CRON = '0 0 * * *';
 
-const UNIT_SECONDS: Record<string, number> = { h: 3600, m: 60, s: 1 };
+const UNIT_SECONDS: Record<string, number | undefined> = { h: 3600, m: 60, s: 1 };
 
 /**
  * rotationInterval → cron (seed intervalToCron): 168h is weekly (`0 0 * * 0`); any other
@@ -18,7 +18,7 @@ const UNIT_SECONDS: Record<string, number> = { h: 3600, m: 60, s: 1 };
 export function intervalToCron(interval: string): string | undefined {
   if (!/^([0-9]+(h|m|s))+$/.test(interval) || interval.length > 32) return undefined;
   let seconds = 0;
-  for (const [, amount, unit] of interval.matchAll(/([0-9]+)(h|m|s)/g)) seconds += Number(amount) * UNIT_SECONDS[unit!]!;
+  for (const [, amount, unit] of interval.matchAll(/([0-9]+)(h|m|s)/g)) seconds += Number(amount) * (UNIT_SECONDS[unit ?? ''] ?? 0);
   if (seconds <= 0 || seconds % 86400 !== 0) return undefined;
   return seconds === 7 * 86400 ? WEEKLY_CRON : DAILY_CRON;
 }
@@ -61,23 +61,33 @@ export function publicEndpoint(spec: ControlPlaneSpec): string | undefined {
   return undefined;
 }
 
-function withoutUndefined<T extends Record<string, unknown>>(obj: T): T {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+function withoutUndefined(obj: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 }
 
-/** The Keystone spec; `rotationCron` is intervalToCron's result (validated by the caller). */
-export function keystoneSpec(spec: ControlPlaneSpec, cp: string, rotationCron: string | undefined): Record<string, unknown> {
+/** What the Keystone spec is made of: the spec and its resolved parts (spec.ts). */
+export interface KeystoneInputs {
+  spec: ControlPlaneSpec;
+  infrastructure: Infrastructure;
+  adminPasswordRef: SecretKeyRef;
+  cp: string;
+  /** intervalToCron's result (validated by the caller). */
+  rotationCron: string | undefined;
+}
+
+/** The Keystone spec. */
+export function keystoneSpec({ spec, infrastructure, adminPasswordRef, cp, rotationCron }: KeystoneInputs): Record<string, unknown> {
   const keystone = spec.services.keystone;
-  const db = spec.infrastructure!.database!;
-  const cache = spec.infrastructure!.cache!;
+  const db = infrastructure.database;
+  const cache = infrastructure.cache;
   const database = withoutUndefined({
     clusterRef: db.clusterRef ? { name: db.clusterRef.name ?? '' } : undefined,
     host: db.host,
     port: db.port,
     database: db.database,
-    secretRef: isManagedDatabase(spec)
-      ? { name: childNames(cp).dbCredentials, key: 'password' }
-      : withoutUndefined({ name: db.secretRef!.name, key: db.secretRef!.key }),
+    secretRef: infrastructure.databaseSecretRef
+      ? withoutUndefined({ name: infrastructure.databaseSecretRef.name, key: infrastructure.databaseSecretRef.key })
+      : { name: childNames(cp).dbCredentials, key: 'password' },
     tls: db.tls,
   });
   const cacheSpec = withoutUndefined({
@@ -86,7 +96,6 @@ export function keystoneSpec(spec: ControlPlaneSpec, cp: string, rotationCron: s
     backend: cache.backend,
     replicas: cache.replicas,
   });
-  const adminRef = effectiveAdminPasswordRef(spec, cp);
   return withoutUndefined({
     replicas: keystone.replicas,
     image: keystone.image
@@ -95,7 +104,7 @@ export function keystoneSpec(spec: ControlPlaneSpec, cp: string, rotationCron: s
     database,
     cache: cacheSpec,
     bootstrap: withoutUndefined({
-      adminPasswordSecretRef: { name: adminRef.name!, key: adminRef.key },
+      adminPasswordSecretRef: { name: adminPasswordRef.name, key: adminPasswordRef.key },
       region: spec.region,
       publicEndpoint: publicEndpoint(spec),
     }),

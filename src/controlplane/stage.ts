@@ -6,6 +6,7 @@ import type { Condition } from '../k8s/conditions.js';
 import type { Decision, Reason, SubConditionType } from './conditions.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
 import type { CredentialStatus } from './korc/credential-status.js';
+import type { ResolvedSpec } from './spec.js';
 
 /** The parent as the stages see it. */
 export interface ControlPlaneRef {
@@ -26,6 +27,8 @@ export interface StageInput {
   spec: ControlPlaneSpec;
   /** Schema violations of the spec, each `spec.<path>: problem`. */
   specErrors: string[];
+  /** The parts of the spec the stages use, resolved once (spec.ts): usable, or why not. */
+  resolved: ResolvedSpec;
   /** Observed children (owned by this ControlPlane). */
   children: ObjectIndex;
   /** Related objects (customize). */

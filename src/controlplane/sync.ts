@@ -30,7 +30,7 @@ export interface SyncContext {
 export function syncControlPlane(request: SyncRequest, context: SyncContext): CompositeHookResponse {
   const parent = request.parent;
   const cp = controlPlaneRef(parent);
-  const { spec, errors } = readSpec(parent.spec);
+  const { spec, errors, resolved } = readSpec(parent.spec, cp.name);
   const children = new ObjectIndex(request.children, parent.metadata.namespace);
   const related = new ObjectIndex(request.related, parent.metadata.namespace);
   const previous = previousConditions(parent.status);
@@ -63,7 +63,7 @@ export function syncControlPlane(request: SyncRequest, context: SyncContext): Co
   }
 
   const result = runPipeline(
-    { cp, spec, specErrors: errors, children, related, previous, credential, now: context.now, random: context.random },
+    { cp, spec, specErrors: errors, resolved, children, related, previous, credential, now: context.now, random: context.random },
     undefined,
     previousUnapplied(parent.status),
   );

@@ -81,11 +81,16 @@ export const conditionOf = (status: Obj, type: string): Obj => (status.condition
 
 export const ids = (objects: Obj[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
 
+const specOf = (cp: Obj) => {
+  const { spec, resolved } = readSpec(cp.spec, cp.metadata.name);
+  return { spec, resolved };
+};
+
 /** The input of one stage, for calling a stage directly (rows a full pass cannot reach). */
 export function stageInput(cp: Obj, children: Obj[], related: Obj[], decided: Map<string, Condition> = new Map(), now = FIXED_NOW): StageInput {
   return {
     cp: { name: cp.metadata.name, namespace: cp.metadata.namespace, uid: cp.metadata.uid, generation: cp.metadata.generation ?? 1 },
-    spec: readSpec(cp.spec).spec,
+    ...specOf(cp),
     specErrors: [],
     children: new ObjectIndex(objectMap(children)),
     related: new ObjectIndex(objectMap(related)),

@@ -2,16 +2,15 @@
 // (related by name, DESIGN §3). Absent Secret or key is the seed's WaitingForAdminPassword path.
 import { GVK } from '../../k8s/kinds.js';
 import { secretString, sha256Hex } from '../../k8s/secret.js';
-import { effectiveAdminPasswordRef } from '../spec.js';
 import type { StageInput } from '../stage.js';
 
 export type AdminPassword =
   | { kind: 'readable'; password: string; hash: string }
   | { kind: 'missing'; detail: string };
 
-export function readAdminPassword(input: Pick<StageInput, 'spec' | 'cp' | 'related'>): AdminPassword {
-  const ref = effectiveAdminPasswordRef(input.spec, input.cp.name);
-  if (!ref.name) return { kind: 'missing', detail: 'no admin-password Secret is configured' };
+export function readAdminPassword(input: Pick<StageInput, 'resolved' | 'cp' | 'related'>): AdminPassword {
+  if (!input.resolved.adminPasswordRef.ok) return { kind: 'missing', detail: 'no admin-password Secret is configured' };
+  const ref = input.resolved.adminPasswordRef.value;
   const secret = input.related.get(GVK.Secret, input.cp.namespace, ref.name);
   if (!secret) return { kind: 'missing', detail: `Secret ${ref.name} does not exist yet` };
   const password = secretString(secret, ref.key);

@@ -35,7 +35,8 @@ export interface LatchedRequest {
 
 /** When a CredentialRotation latched its request: its own record, else its Ready transition. */
 export function latchedAt(cr: KubeObject): string | undefined {
-  return stringAt(cr, 'status', 'lastTriggeredTime') ?? (findCondition(cr, 'Ready')?.lastTransitionTime as string | undefined);
+  const ready = findCondition(cr, 'Ready')?.lastTransitionTime;
+  return stringAt(cr, 'status', 'lastTriggeredTime') ?? (typeof ready === 'string' ? ready : undefined);
 }
 
 export function requestKey(uid: string, generation: number): string {

@@ -13,6 +13,7 @@ import { CLUSTER_SECRET_STORE, childNames } from '../names.js';
 import { complete, gate, waiting, type Stage, type StageResult } from '../stage.js';
 import { applicationCredentialCloud, cloudTarget, readApplicationCredential } from '../korc/clouds-yaml.js';
 import { CLOUDS_YAML_KEY, VALUE_KEY } from '../korc/round-trip.js';
+import { invalidSpec } from './invalid-spec.js';
 
 const wait = (reason: Reason, message: string): StageResult => ({
   condition: { status: 'False', reason, message },
@@ -36,9 +37,9 @@ export const adminCredentialStage: Stage = {
     const id = openstackId(ac);
     if (!id) return wait(REASON.WaitingForCredentialID, `ApplicationCredential ${names.adminAppCredential} has no id yet`);
 
-    const ref = input.spec.korc!.adminCredential!.cloudCredentialsRef!;
-    const cloudName = ref.cloudName!;
-    const secretName = ref.secretName!;
+    const settings = input.resolved.korc;
+    if (!settings.ok) return invalidSpec(settings.errors, REQUEUE.korc);
+    const { cloudName, secretName } = settings.value;
     const secret = children.get(GVK.Secret, cp.namespace, names.adminAppCredential);
     const value = secretString(secret, VALUE_KEY);
     if (!value) return wait(REASON.WaitingForAppCredentialSecret, `Secret ${names.adminAppCredential} holds no application-credential secret yet`);

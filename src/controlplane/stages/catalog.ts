@@ -10,6 +10,8 @@ import { carries } from '../../k8s/carries.js';
 import { publicEndpoint } from '../keystone-spec.js';
 import { childNames, keystoneInternalUrl } from '../names.js';
 import { complete, gate, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
+import type { KorcSettings } from '../spec.js';
+import { invalidSpec } from './invalid-spec.js';
 
 export const IDENTITY_SERVICE = { name: 'keystone', type: 'identity' } as const;
 
@@ -18,10 +20,9 @@ export function catalogUrl(input: StageInput): string {
   return publicEndpoint(input.spec) ?? keystoneInternalUrl(input.cp.namespace, input.cp.name);
 }
 
-function catalogChildren(input: StageInput): [KubeObject, KubeObject] {
+function catalogChildren(input: StageInput, settings: KorcSettings): [KubeObject, KubeObject] {
   const names = childNames(input.cp.name);
-  const ref = input.spec.korc!.adminCredential!.cloudCredentialsRef!;
-  const cloudCredentialsRef = { cloudName: ref.cloudName!, secretName: ref.secretName! };
+  const cloudCredentialsRef = { cloudName: settings.cloudName, secretName: settings.secretName };
   return [
     child(GVK.Service, input.cp, names.identityService, {
       spec: { cloudCredentialsRef, managementPolicy: 'managed', resource: { name: IDENTITY_SERVICE.name, type: IDENTITY_SERVICE.type, enabled: true } },
@@ -44,7 +45,9 @@ export const catalogStage: Stage = {
   run(input): StageResult {
     const gated = gate(input, CONDITION.AdminCredential, REASON.WaitingForAdminCredential, REQUEUE.korc);
     if (gated) return gated;
-    const desired = catalogChildren(input);
+    const settings = input.resolved.korc;
+    if (!settings.ok) return invalidSpec(settings.errors, REQUEUE.korc);
+    const desired = catalogChildren(input, settings.value);
     const entries = desired.map((want) => {
       const live = input.children.getById(identity(want));
       return { label: `${want.kind} ${want.metadata.name}`, live, carried: live !== undefined && carries(live, want, ['spec']) };

@@ -5,7 +5,7 @@
 import { GVK } from '../../k8s/kinds.js';
 import type { KubeObject } from '../../k8s/observed.js';
 import { isReadyAsDesired, readinessDetail } from '../../k8s/readiness.js';
-import { at, isObject, isObjectName, stringAt } from '../../k8s/read.js';
+import { stringAt } from '../../k8s/read.js';
 import { CONDITION, REASON, REQUEUE, type Reason } from '../conditions.js';
 import { child } from '../children.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
@@ -48,46 +48,27 @@ function memcached(input: StageInput, name: string, replicas: number): Backing {
   return { label: `Memcached ${name}`, waitingReason: REASON.WaitingForCache, name, observed: owned, desired };
 }
 
-function modeErrors(spec: unknown): string[] {
-  const errors: string[] = [];
-  const db = at(spec, 'infrastructure', 'database');
-  if (isObject(db) && isObject(db.clusterRef) === (db.host !== undefined)) {
-    errors.push('spec.infrastructure.database: exactly one of clusterRef or host must be set');
-  }
-  if (isObject(db) && isObject(db.clusterRef) && !isObjectName(db.clusterRef.name)) {
-    errors.push('spec.infrastructure.database.clusterRef.name: must be a valid object name');
-  }
-  const cache = at(spec, 'infrastructure', 'cache');
-  const servers = at(cache, 'servers');
-  if (isObject(cache) && isObject(cache.clusterRef) === (Array.isArray(servers) && servers.length > 0)) {
-    errors.push('spec.infrastructure.cache: exactly one of clusterRef or servers must be set');
-  }
-  if (isObject(cache) && isObject(cache.clusterRef) && !isObjectName(cache.clusterRef.name)) {
-    errors.push('spec.infrastructure.cache.clusterRef.name: must be a valid object name');
-  }
-  return errors;
-}
-
 export const infrastructureStage: Stage = {
   name: 'Infrastructure',
   conditionType: CONDITION.Infrastructure,
   reads: ['spec.infrastructure'],
   interval: REQUEUE.infra,
   run(input): StageResult {
-    const errors = modeErrors(input.spec);
-    if (errors.length > 0) return invalidSpec(errors, REQUEUE.infra);
+    const resolved = input.resolved.infrastructure;
+    if (!resolved.ok) return invalidSpec(resolved.errors, REQUEUE.infra);
 
-    const infra = input.spec.infrastructure!;
+    const { database, cache } = resolved.value;
     const backing: Backing[] = [];
-    const dbName = infra.database?.clusterRef?.name;
+    const dbName = database.clusterRef?.name;
     if (dbName) backing.push(mariadb(input, dbName));
-    const cacheName = infra.cache?.clusterRef?.name;
-    if (cacheName) backing.push(memcached(input, cacheName, infra.cache!.replicas ?? 3));
+    const cacheName = cache.clusterRef?.name;
+    if (cacheName) backing.push(memcached(input, cacheName, cache.replicas ?? 3));
 
     // Both managed children are ensured before readiness is gated (seed: no half-provisioned plane).
     const children = backing.flatMap((b) => (b.desired ? [b.desired] : []));
     const notReady = backing.filter((b) => !isReadyAsDesired(b.observed, b.desired));
-    if (notReady.length === 0) {
+    const first = notReady[0];
+    if (first === undefined) {
       const message =
         backing.length === 0
           ? 'Brownfield database and cache: nothing to provision'
@@ -97,7 +78,7 @@ export const infrastructureStage: Stage = {
     return {
       condition: {
         status: 'False',
-        reason: notReady[0]!.waitingReason,
+        reason: first.waitingReason,
         message: notReady.map((b) => readinessDetail(b.label, b.observed, b.desired)).join('; '),
       },
       outcome: waiting(REQUEUE.infra),

@@ -5,11 +5,9 @@ import { CONDITION, REASON, REQUEUE } from '../conditions.js';
 import { child } from '../children.js';
 import { intervalToCron, keystoneSpec, policyErrors } from '../keystone-spec.js';
 import { childNames } from '../names.js';
-import { effectiveAdminPasswordRef } from '../spec.js';
 import { gate, type Stage, type StageResult } from '../stage.js';
 import { awaitReady } from './await-ready.js';
 import { invalidSpec } from './invalid-spec.js';
-import { isObjectName } from '../../k8s/read.js';
 
 export const keystoneStage: Stage = {
   name: 'Keystone',
@@ -30,12 +28,12 @@ export const keystoneStage: Stage = {
     }
     const policy = policyErrors(input.spec);
     if (policy.length > 0) return invalidSpec(policy, REQUEUE.keystone);
-    const adminRef = effectiveAdminPasswordRef(input.spec, input.cp.name);
-    if (!isObjectName(adminRef.name)) {
-      return invalidSpec(['spec.korc.adminCredential.passwordSecretRef.name: must be a valid Secret name'], REQUEUE.keystone);
-    }
+    const { infrastructure, adminPasswordRef } = input.resolved;
+    if (!infrastructure.ok) return invalidSpec(infrastructure.errors, REQUEUE.keystone);
+    if (!adminPasswordRef.ok) return invalidSpec(adminPasswordRef.errors, REQUEUE.keystone);
     const name = childNames(input.cp.name).keystone;
-    const desired = child(GVK.Keystone, input.cp, name, { spec: keystoneSpec(input.spec, input.cp.name, cron) });
+    const spec = keystoneSpec({ spec: input.spec, infrastructure: infrastructure.value, adminPasswordRef: adminPasswordRef.value, cp: input.cp.name, rotationCron: cron });
+    const desired = child(GVK.Keystone, input.cp, name, { spec });
     return awaitReady({
       label: `Keystone ${name}`,
       desired,

@@ -5,16 +5,14 @@
 import { GVK } from '../../k8s/kinds.js';
 import { identity, type KubeObject } from '../../k8s/observed.js';
 import { isAvailable, openstackId, terminalError } from '../../k8s/orc.js';
-import { isObjectName } from '../../k8s/read.js';
 import { secretString, sha256Hex } from '../../k8s/secret.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince, type Reason } from '../conditions.js';
 import { ANNOTATION, childNames } from '../names.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 import { readAdminPassword } from '../korc/admin-password.js';
-import { HTTP_METHODS, annotationOf, keptAc, managedResource, mintedAc, type AccessRule } from '../korc/application-credential.js';
+import { annotationOf, keptAc, managedResource, mintedAc } from '../korc/application-credential.js';
 import { applicationCredentialCloud, cloudTarget, passwordCloud } from '../korc/clouds-yaml.js';
 import { adminImports, stuckImport } from '../korc/imports.js';
-import type { RotationMode } from '../../api/controlplane.js';
 import { planMint, type MintFacts, type MintPlan } from '../korc/mint.js';
 import {
   CLOUDS_YAML_KEY,
@@ -27,48 +25,8 @@ import {
 } from '../korc/round-trip.js';
 import { formatRequests, rotationRequests, type LatchedRequest } from '../korc/rotation-requests.js';
 import { invalidSpec } from './invalid-spec.js';
-import { ownedNameProblem } from '../owned-names.js';
 
 const SECRET_BYTES = 32;
-
-interface KorcSpec {
-  cloudName: string;
-  secretName: string;
-  restricted: boolean;
-  mode: RotationMode;
-  accessRules: AccessRule[];
-}
-
-function readKorcSpec(input: StageInput): { spec?: KorcSpec; errors: string[] } {
-  const admin = input.spec.korc?.adminCredential;
-  const path = 'spec.korc.adminCredential';
-  const errors: string[] = [];
-  const cloudName = admin?.cloudCredentialsRef?.cloudName;
-  const secretName = admin?.cloudCredentialsRef?.secretName;
-  if (typeof cloudName !== 'string' || cloudName.length === 0) errors.push(`${path}.cloudCredentialsRef.cloudName: must not be empty`);
-  if (!isObjectName(secretName)) errors.push(`${path}.cloudCredentialsRef.secretName: must be a valid Secret name`);
-  else if (ownedNameProblem(input.cp.name, secretName)) errors.push(`${path}.cloudCredentialsRef.secretName: ${ownedNameProblem(input.cp.name, secretName)}`);
-  const accessRules: AccessRule[] = [];
-  (admin?.applicationCredential?.accessRules ?? []).forEach((rule, i) => {
-    const method = rule.method.toUpperCase();
-    const at = `${path}.applicationCredential.accessRules[${i}]`;
-    if (!(HTTP_METHODS as readonly string[]).includes(method)) errors.push(`${at}.method: must be one of ${HTTP_METHODS.join(', ')}`);
-    if (rule.path.length === 0 || rule.path.length > 1024) errors.push(`${at}.path: must be 1 to 1024 characters`);
-    if (rule.service.length === 0 || rule.service.length > 253) errors.push(`${at}.service: must be 1 to 253 characters`);
-    accessRules.push({ method, path: rule.path, serviceRef: rule.service });
-  });
-  if (errors.length > 0) return { errors };
-  return {
-    errors,
-    spec: {
-      cloudName: cloudName!,
-      secretName: secretName!,
-      restricted: admin?.applicationCredential?.restricted ?? true,
-      mode: admin?.applicationCredential?.rotation?.mode ?? 'PasswordDriven',
-      accessRules,
-    },
-  };
-}
 
 interface Decided {
   condition: StageResult['condition'];
@@ -173,9 +131,9 @@ export const korcStage: Stage = {
   reads: ['spec.korc'],
   interval: REQUEUE.korc,
   run(input): StageResult {
-    const read = readKorcSpec(input);
-    if (!read.spec) return invalidSpec(read.errors, REQUEUE.korc);
-    const k = read.spec;
+    const settings = input.resolved.korc;
+    if (!settings.ok) return invalidSpec(settings.errors, REQUEUE.korc);
+    const k = settings.value;
     const password = readAdminPassword(input);
     if (password.kind === 'missing') {
       return {
