@@ -123,12 +123,6 @@ export const TIMEOUT_SECONDS = {
   childNotApplied: 5 * 60,
 } as const;
 
-/** Whole seconds from an RFC 3339 time to `now`; undefined when the time is unreadable. */
-export function secondsSince(time: string | undefined, now: Date): number | undefined {
-  if (time === undefined) return undefined;
-  const then = Date.parse(time);
-  return Number.isNaN(then) ? undefined : Math.floor((now.getTime() - then) / 1000);
-}
 
 export const READY_MESSAGE = {
   all: 'All sub-conditions are ready',

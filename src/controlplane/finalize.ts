@@ -3,21 +3,19 @@
 // ControlPlane is being deleted. The K-ORC objects go first, one dependency group at a time,
 // while Keystone and its infrastructure stay up so K-ORC can revoke in OpenStack; only then is
 // the parent released and garbage collection removes the rest.
-import type { CompositeHookResponse } from '../api/hooks.js';
+import type { CompositeHookResponse, ControlPlaneHookRequest } from '../api/hooks.js';
 import { GVK, type KindInfo } from '../k8s/kinds.js';
 import { keepAsIs, identity, isReady, isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import { terminalError } from '../k8s/orc.js';
 import { at, isObject, stringAt } from '../k8s/read.js';
 import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
-import { decideCondition } from '../k8s/conditions.js';
-import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, secondsSince } from './conditions.js';
+import { decideCondition, previousConditions, secondsSince } from '../k8s/conditions.js';
+import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS } from './conditions.js';
 import { childNames } from './names.js';
 import { readSpec } from './spec.js';
 import { buildStatus } from './status.js';
-import { previousConditions } from '../k8s/conditions.js';
 import { credentialStatus } from './korc/credential-status.js';
 import { controlPlaneRef, type ControlPlaneRef } from './stage.js';
-import type { SyncRequest } from './sync.js';
 import type { HookEvent } from '../events.js';
 
 /**
@@ -65,7 +63,7 @@ function revocationBlocked(cp: ControlPlaneRef, children: ObjectIndex, orc: Kube
   return failed ? `${label(failed)} reports ${terminalError(failed)}` : undefined;
 }
 
-export function finalizeControlPlane(request: SyncRequest, context: FinalizeContext): CompositeHookResponse {
+export function finalizeControlPlane(request: ControlPlaneHookRequest, context: FinalizeContext): CompositeHookResponse {
   const parent = request.parent;
   const cp = controlPlaneRef(parent);
   const children = new ObjectIndex(request.children, request.parent.metadata.namespace);

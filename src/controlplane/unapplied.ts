@@ -9,7 +9,8 @@
 import { carriesValue } from '../k8s/carries.js';
 import { identity, isTerminating, type KubeObject, type ObjectIndex } from '../k8s/observed.js';
 import { at, isObject } from '../k8s/read.js';
-import { CONDITION, REASON, TIMEOUT_SECONDS, secondsSince, type Decision, type Reason, type SubConditionType } from './conditions.js';
+import { CONDITION, REASON, TIMEOUT_SECONDS, type Decision, type Reason, type SubConditionType } from './conditions.js';
+import { secondsSince } from '../k8s/conditions.js';
 
 export interface UnappliedChild {
   apiVersion: string;

@@ -79,3 +79,10 @@ export function decideCondition(
 export function formatTime(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/** Whole seconds from an RFC 3339 time to `now`; undefined when the time is unreadable. */
+export function secondsSince(time: string | undefined, now: Date): number | undefined {
+  if (time === undefined) return undefined;
+  const then = Date.parse(time);
+  return Number.isNaN(then) ? undefined : Math.floor((now.getTime() - then) / 1000);
+}

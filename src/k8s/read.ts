@@ -29,3 +29,9 @@ export function isObjectName(name: unknown): name is string {
     /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name)
   );
 }
+
+/** The annotation `key` of any object, if it is a string (an empty one included). */
+export function annotationOf(obj: unknown, key: string): string | undefined {
+  const value = at(obj, 'metadata', 'annotations', key);
+  return typeof value === 'string' ? value : undefined;
+}

@@ -62,6 +62,7 @@ const rows: Row[] = [
   ['request listed by uid: keep', facts({ live: ac({ [ANNOTATION.rotationRequests]: 'u1/1' }), requests: [request('u1', 1, '2026-11-02T00:00:00Z')] }), { kind: 'keep' }],
   ['legacy name/G listed, latched before the AC: keep', facts({ live: ac({ [ANNOTATION.rotationRequests]: 'rotate/1' }), requests: [request('u1', 1, '2026-10-01T00:00:00Z')] }), { kind: 'keep' }],
   ['legacy name/G listed, latched after the AC (re-created): re-mint', facts({ live: ac({ [ANNOTATION.rotationRequests]: 'rotate/1' }), requests: [request('u2', 1, '2026-11-02T00:00:00Z')] }), { kind: 'remint' }],
+  ['an empty list is a list: a request latched before the AC but not listed is pending', facts({ requests: [request('u1', 1, '2026-10-01T00:00:00Z')] }), { kind: 'remint' }, /CredentialRotation rotate requested a re-mint/],
   ['no list (reference operator), request latched before: keep, adopted', facts({ live: ac({ [ANNOTATION.rotationRequests]: undefined }), requests: [request('u1', 1, '2026-10-01T00:00:00Z')] }), { kind: 'keep', unknown: [ANNOTATION.rotationRequests] }],
   ['no list, request latched after: re-mint', facts({ live: ac({ [ANNOTATION.rotationRequests]: undefined }), requests: [request('u1', 1, '2026-11-02T00:00:00Z')] }), { kind: 'remint' }],
   [

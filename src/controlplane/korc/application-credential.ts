@@ -124,7 +124,3 @@ export function keptAc(c: AcCommon, live: KubeObject, stamp: Record<string, stri
   return acObject(c, isObject(resource) ? resource : {}, annotations);
 }
 
-export function annotationOf(obj: KubeObject | undefined, key: string): string | undefined {
-  const value = at(obj, 'metadata', 'annotations', key);
-  return typeof value === 'string' ? value : undefined;
-}

@@ -12,10 +12,10 @@
 // (DESIGN §10.16). A missing password hash is stamped too, as the seed does.
 import type { RotationMode } from '../../api/controlplane.js';
 import { isTerminating, type KubeObject } from '../../k8s/observed.js';
-import { stringAt } from '../../k8s/read.js';
+import { annotationOf, stringAt } from '../../k8s/read.js';
 import { sha256Hex } from '../../k8s/secret.js';
 import { ANNOTATION } from '../names.js';
-import { annotationOf, resourceDrift, type ManagedResource } from './application-credential.js';
+import { resourceDrift, type ManagedResource } from './application-credential.js';
 import { pendingRequests, type LatchedRequest } from './rotation-requests.js';
 
 

@@ -16,7 +16,7 @@
 import { GVK } from '../../k8s/kinds.js';
 import { findCondition } from '../../k8s/conditions.js';
 import type { KubeObject, ObjectIndex } from '../../k8s/observed.js';
-import { at, stringAt } from '../../k8s/read.js';
+import { annotationOf, at, stringAt } from '../../k8s/read.js';
 import { ANNOTATION } from '../names.js';
 
 export const ADMIN_AC_TARGET = 'adminApplicationCredential';
@@ -82,7 +82,8 @@ function after(time: string | undefined, reference: string | undefined): boolean
 
 /** The request keys an AC lists, or undefined when it carries no list at all. */
 function listedBy(ac: KubeObject): Set<string> | undefined {
-  const raw = stringAt(ac, 'metadata', 'annotations', ANNOTATION.rotationRequests);
+  // An empty annotation is a list: "known to be none".
+  const raw = annotationOf(ac, ANNOTATION.rotationRequests);
   return raw === undefined ? undefined : new Set(raw.split(',').filter(Boolean));
 }
 

@@ -9,7 +9,7 @@ import { child } from '../children.js';
 import { externalSecret } from '../external-secret.js';
 import { ANNOTATION, CLUSTER_SECRET_STORE, childNames, remoteKeys } from '../names.js';
 import type { ControlPlaneRef } from '../stage.js';
-import { annotationOf } from './application-credential.js';
+import { annotationOf } from '../../k8s/read.js';
 
 export const CLOUDS_YAML_KEY = 'clouds.yaml';
 export const VALUE_KEY = 'value';
