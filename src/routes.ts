@@ -1,26 +1,27 @@
-// The hook routes: path, request schema, and the pure function that answers.
-import type { TSchema } from '@sinclair/typebox';
+// The hook routes: path, request schema, and the pure function that answers. The schema both
+// validates the request (a body that fails it is answered 400) and types the handler's body
+// (the TypeBox type provider), so the two cannot drift apart.
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import {
-  CompositeHookRequest,
-  ControlPlaneParent,
-  CredentialRotationParent,
-  CustomizeHookRequest,
-  DecoratorHookRequest,
-  SecretAggregateParent,
-  type ControlPlaneParent as ControlPlaneParentT,
-  type CredentialRotationParent as CredentialRotationParentT,
-  type SecretAggregateParent as SecretAggregateParentT,
+  ControlPlaneCustomizeRequest,
+  ControlPlaneHookRequest,
+  CredentialRotationCustomizeRequest,
+  CredentialRotationSyncRequest,
+  SecretAggregateCustomizeRequest,
+  SecretAggregateSyncRequest,
 } from './api/hooks.js';
 import { customizeControlPlane } from './controlplane/customize.js';
-import { syncControlPlane, type SyncRequest } from './controlplane/sync.js';
+import { syncControlPlane } from './controlplane/sync.js';
 import type { StageTrace } from './controlplane/pipeline.js';
 import { customizeCredentialRotation } from './credentialrotation/customize.js';
 import { finalizeControlPlane } from './controlplane/finalize.js';
 import { redactConditionMessages } from './controlplane/redact-status.js';
 import type { HookEvent } from './events.js';
-import { syncCredentialRotation, type RotationRequest } from './credentialrotation/sync.js';
+import { syncCredentialRotation } from './credentialrotation/sync.js';
 import { customizeSecretAggregate } from './secretaggregate/customize.js';
-import { syncSecretAggregate, type AggregateRequest } from './secretaggregate/sync.js';
+import { syncSecretAggregate } from './secretaggregate/sync.js';
 
 /** What a hook may read besides the request: injected so every answer is reproducible. */
 export interface HookContext {
@@ -28,50 +29,53 @@ export interface HookContext {
   random: (bytes: number) => Buffer;
   /** Receives per-stage measurements of the sync pipeline (metrics). */
   onStage?: (trace: StageTrace) => void;
-  /** Receives what the seed would record as a Kubernetes Event (logged, DESIGN §7). */
+  /** Receives what the upstream operator records as a Kubernetes Event (logged). */
   onEvent?: (event: HookEvent) => void;
 }
+
+/**
+ * How the server answers one hook call: it builds the context (one clock instant, the random
+ * source, events into the request log), calls `answer`, and captures the call.
+ */
+export type HookRunner = (call: { path: string; body: unknown; log: FastifyInstance['log'] }, answer: (context: HookContext) => unknown) => unknown;
 
 export interface HookRoute {
   /** URL path Metacontroller posts to. */
   path: string;
   /** Metric label of the hook. */
   hook: string;
-  /** Request schema; a body that fails it is answered 400. */
+  /** Request schema: validates the body and types the handler. */
   body: TSchema;
-  handle: (body: never, context: HookContext) => unknown;
+  /** Registers the route on `app`, answering through `run`. */
+  register(app: FastifyInstance, run: HookRunner): void;
 }
 
-function route<B>(path: string, body: TSchema, handle: (body: B, context: HookContext) => unknown): HookRoute {
-  return { path, hook: path.slice(1), body, handle: handle as HookRoute['handle'] };
+function route<S extends TSchema>(path: string, body: S, handle: (body: Static<S>, context: HookContext) => unknown): HookRoute {
+  const hook = path.slice(1);
+  return {
+    path,
+    hook,
+    body,
+    register(app, run) {
+      app.withTypeProvider<TypeBoxTypeProvider>().post(path, { schema: { body }, config: { hook } }, async (request) =>
+        run({ path, body: request.body, log: request.log }, (context) => handle(request.body, context)),
+      );
+    },
+  };
 }
 
 export const HOOK_ROUTES: readonly HookRoute[] = [
-  route<SyncRequest>('/controlplane/sync', CompositeHookRequest(ControlPlaneParent), (body, context) =>
+  route('/controlplane/sync', ControlPlaneHookRequest, (body, context) =>
     redactConditionMessages(syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage }), body),
   ),
-  route<SyncRequest>('/controlplane/finalize', CompositeHookRequest(ControlPlaneParent), (body, context) =>
+  route('/controlplane/finalize', ControlPlaneHookRequest, (body, context) =>
     redactConditionMessages(finalizeControlPlane(body, { now: context.clock(), onEvent: context.onEvent }), body),
   ),
-  route<{ parent: ControlPlaneParentT }>(
-    '/controlplane/customize',
-    CustomizeHookRequest(ControlPlaneParent),
-    (body) => customizeControlPlane(body.parent),
-  ),
-  route<RotationRequest>('/credentialrotation/sync', DecoratorHookRequest(CredentialRotationParent), (body, context) =>
+  route('/controlplane/customize', ControlPlaneCustomizeRequest, (body) => customizeControlPlane(body.parent)),
+  route('/credentialrotation/sync', CredentialRotationSyncRequest, (body, context) =>
     syncCredentialRotation(body, { now: context.clock(), onEvent: context.onEvent }),
   ),
-  route<{ parent: CredentialRotationParentT }>(
-    '/credentialrotation/customize',
-    CustomizeHookRequest(CredentialRotationParent),
-    (body) => customizeCredentialRotation(body.parent),
-  ),
-  route<AggregateRequest>('/secretaggregate/sync', CompositeHookRequest(SecretAggregateParent), (body, context) =>
-    syncSecretAggregate(body, { now: context.clock() }),
-  ),
-  route<{ parent: SecretAggregateParentT }>(
-    '/secretaggregate/customize',
-    CustomizeHookRequest(SecretAggregateParent),
-    (body) => customizeSecretAggregate(body.parent),
-  ),
+  route('/credentialrotation/customize', CredentialRotationCustomizeRequest, (body) => customizeCredentialRotation(body.parent)),
+  route('/secretaggregate/sync', SecretAggregateSyncRequest, (body, context) => syncSecretAggregate(body, { now: context.clock() })),
+  route('/secretaggregate/customize', SecretAggregateCustomizeRequest, (body) => customizeSecretAggregate(body.parent)),
 ];

@@ -145,6 +145,14 @@ export const CustomizeHookResponse = Type.Object(
   { additionalProperties: false },
 );
 
+/** The request of each hook route: the one schema that validates it and types its handler. */
+export const ControlPlaneHookRequest = CompositeHookRequest(ControlPlaneParent);
+export const ControlPlaneCustomizeRequest = CustomizeHookRequest(ControlPlaneParent);
+export const CredentialRotationSyncRequest = DecoratorHookRequest(CredentialRotationParent);
+export const CredentialRotationCustomizeRequest = CustomizeHookRequest(CredentialRotationParent);
+export const SecretAggregateSyncRequest = CompositeHookRequest(SecretAggregateParent);
+export const SecretAggregateCustomizeRequest = CustomizeHookRequest(SecretAggregateParent);
+
 export type KubeObject = Static<typeof KubeObject> & Record<string, unknown>;
 export type ObjectMap = Static<typeof ObjectMap>;
 export type RelatedResourceRule = Static<typeof RelatedResourceRule>;
@@ -154,3 +162,10 @@ export type DecoratorHookResponse = Static<typeof DecoratorHookResponse>;
 export type ControlPlaneParent = Static<typeof ControlPlaneParent>;
 export type CredentialRotationParent = Static<typeof CredentialRotationParent>;
 export type SecretAggregateParent = Static<typeof SecretAggregateParent>;
+/** A ControlPlane sync or finalize request (the same envelope; `finalizing` tells them apart). */
+export type ControlPlaneHookRequest = Static<typeof ControlPlaneHookRequest>;
+export type ControlPlaneCustomizeRequest = Static<typeof ControlPlaneCustomizeRequest>;
+export type CredentialRotationSyncRequest = Static<typeof CredentialRotationSyncRequest>;
+export type CredentialRotationCustomizeRequest = Static<typeof CredentialRotationCustomizeRequest>;
+export type SecretAggregateSyncRequest = Static<typeof SecretAggregateSyncRequest>;
+export type SecretAggregateCustomizeRequest = Static<typeof SecretAggregateCustomizeRequest>;

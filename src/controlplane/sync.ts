@@ -1,6 +1,6 @@
 // POST /controlplane/sync: the desired children and the status of one ControlPlane, computed
 // from the request alone (DESIGN §2): duplicate guard, then the stage pipeline.
-import type { CompositeHookResponse, ControlPlaneParent, ObjectMap } from '../api/hooks.js';
+import type { CompositeHookResponse, ControlPlaneHookRequest } from '../api/hooks.js';
 import { ObjectIndex, keepAsIs } from '../k8s/observed.js';
 import { stringAt } from '../k8s/read.js';
 import { assertKeepsObserved } from '../k8s/invariant.js';
@@ -14,12 +14,6 @@ import { controlPlaneRef } from './stage.js';
 import { credentialStatus } from './korc/credential-status.js';
 import { previousUnapplied } from './unapplied.js';
 
-export interface SyncRequest {
-  parent: ControlPlaneParent;
-  children: ObjectMap;
-  related?: ObjectMap;
-}
-
 export interface SyncContext {
   now: Date;
   random: (bytes: number) => Buffer;
@@ -27,7 +21,7 @@ export interface SyncContext {
   onStage?: (trace: StageTrace) => void;
 }
 
-export function syncControlPlane(request: SyncRequest, context: SyncContext): CompositeHookResponse {
+export function syncControlPlane(request: ControlPlaneHookRequest, context: SyncContext): CompositeHookResponse {
   const parent = request.parent;
   const cp = controlPlaneRef(parent);
   const { spec, errors, resolved } = readSpec(parent.spec, cp.name);

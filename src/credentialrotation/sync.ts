@@ -6,7 +6,7 @@
 // `uid/generation` and lists it on the new AC. This hook reads the ControlPlane's conditions and
 // the labelled AC to report; it reads no Secret. While a request is pending it does not poll:
 // the AC and the ControlPlane are related objects, so their changes resync it.
-import type { CredentialRotationParent, DecoratorHookResponse, ObjectMap } from '../api/hooks.js';
+import type { CredentialRotationParent, CredentialRotationSyncRequest, DecoratorHookResponse} from '../api/hooks.js';
 import { decideCondition, findCondition, previousConditions, type Condition, type ConditionDecision } from '../k8s/conditions.js';
 import { GVK } from '../k8s/kinds.js';
 import { isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
@@ -43,11 +43,6 @@ export const SCHEDULED_FIELDS = ['intervalDays', 'preRotationDays', 'gracePeriod
 export interface RotationContext {
   now: Date;
   onEvent?: (event: HookEvent) => void;
-}
-
-export interface RotationRequest {
-  object: CredentialRotationParent;
-  related?: ObjectMap;
 }
 
 interface Verdict {
@@ -111,7 +106,7 @@ function completion(request: LatchedRequest | undefined, ac: KubeObject | undefi
   return { status: 'False', reason: ROTATION_REASON.RotationInProgress, message: `Waiting for an Available ApplicationCredential minted for request ${request.key}` };
 }
 
-export function syncCredentialRotation(request: RotationRequest, context: RotationContext): DecoratorHookResponse {
+export function syncCredentialRotation(request: CredentialRotationSyncRequest, context: RotationContext): DecoratorHookResponse {
   const cr = request.object;
   const ns = cr.metadata.namespace;
   const generation = cr.metadata.generation ?? 0;

@@ -5,7 +5,7 @@
 // and Ready says why. A Secret of the target's name that is not ours is never touched. An owned
 // Secret of another name (the target before a rename) is released only by the response that
 // publishes the new target, and never while the spec names it as a source. No message carries a value: they name Secrets and keys.
-import type { CompositeHookResponse, ObjectMap, SecretAggregateParent } from '../api/hooks.js';
+import type { CompositeHookResponse, SecretAggregateParent, SecretAggregateSyncRequest } from '../api/hooks.js';
 import { decideCondition, previousConditions, type ConditionDecision } from '../k8s/conditions.js';
 import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
 import { GVK } from '../k8s/kinds.js';
@@ -18,12 +18,6 @@ import { readSpec, type AggregateSpec } from './spec.js';
 
 /** Label on the target: the SecretAggregate it belongs to (for people; selection uses controller-uid). */
 export const SECRETAGGREGATE_LABEL = 'c5c3.io/secretaggregate';
-
-export interface AggregateRequest {
-  parent: SecretAggregateParent;
-  children: ObjectMap;
-  related?: ObjectMap;
-}
 
 interface Verdict {
   ready: ConditionDecision;
@@ -76,7 +70,7 @@ function controlledBy(obj: KubeObject, owner: SecretAggregateParent): boolean {
   return uid !== undefined && Array.isArray(refs) && refs.some((r) => at(r, 'controller') === true && at(r, 'uid') === uid);
 }
 
-export function syncSecretAggregate(request: AggregateRequest, context: { now: Date }): CompositeHookResponse {
+export function syncSecretAggregate(request: SecretAggregateSyncRequest, context: { now: Date }): CompositeHookResponse {
   const sa = request.parent;
   const generation = sa.metadata.generation ?? 0;
   const owned = new ObjectIndex(request.children, request.parent.metadata.namespace);

@@ -1,6 +1,7 @@
 // Calling one stage directly: the pure function of (input, clock, random) it is. A world is
 // converged through the pure sync (no HTTP), then one stage is run against it, changed.
-import { syncControlPlane, type SyncRequest } from '../../src/controlplane/sync.js';
+import { syncControlPlane } from '../../src/controlplane/sync.js';
+import type { ControlPlaneHookRequest } from '../../src/api/hooks.js';
 import { CONDITION, SUB_CONDITIONS, type SubConditionType } from '../../src/controlplane/conditions.js';
 import type { Stage, StageInput, StageResult } from '../../src/controlplane/stage.js';
 import { CONTROLPLANE_CHILD_KINDS } from '../../src/k8s/kinds.js';
@@ -33,7 +34,7 @@ export function convergedWorld(parent: Obj, statusOf: StatusOf = healthy, base: 
   const random = sequence();
   for (let pass = 0; pass < 25; pass++) {
     const related = surroundings(parent, children, base, ADMIN_PASSWORD);
-    const request = { parent, children: objectMap(children, CONTROLPLANE_CHILD_KINDS), related: objectMap(related) } as SyncRequest;
+    const request = { parent, children: objectMap(children, CONTROLPLANE_CHILD_KINDS), related: objectMap(related) } as ControlPlaneHookRequest;
     const response = syncControlPlane(request, { now: FIXED_NOW, random });
     const text = JSON.stringify([response, related]);
     parent = { ...parent, status: { ...response.status, observedGeneration: parent.metadata.generation } };

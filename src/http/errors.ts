@@ -1,0 +1,57 @@
+// Every error is a JSON `{error, message}` with the right status: a request that fails its schema
+// is 400 naming the fields, a wrong content type 415, other client errors as fastify raised them,
+// an unknown path 404. Our own fault is 500 without detail (logged, never with the body).
+import fp from 'fastify-plugin';
+import type { FastifyError } from 'fastify';
+import type { ErrorObject } from 'ajv';
+import { formatError } from '../api/validate.js';
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+};
+
+export function errorBody(status: number, message: string): ErrorBody {
+  return { error: STATUS_TEXT[status] ?? (status >= 500 ? 'Internal Server Error' : 'Bad Request'), message };
+}
+
+function validationMessage(error: FastifyError): string {
+  const errors: ErrorObject[] = error.validation ?? [];
+  const context = error.validationContext ?? 'body';
+  const shown = errors.slice(0, 5).map((e) => formatError(context, e));
+  const more = errors.length > shown.length ? ` (and ${errors.length - shown.length} more)` : '';
+  return `invalid request: ${shown.join('; ')}${more}`;
+}
+
+export const errorsPlugin = fp(
+  async (app) => {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.validation) {
+        return reply.code(400).send(errorBody(400, validationMessage(error)));
+      }
+      const status = error.statusCode ?? 500;
+      if (status === 415) {
+        const type = String(request.headers['content-type'] ?? 'none');
+        return reply.code(415).send(errorBody(415, `unsupported content-type "${type}": hooks take application/json`));
+      }
+      if (status >= 400 && status < 500) {
+        return reply.code(status).send(errorBody(status, error.message));
+      }
+      // Our own fault: log it (never the body), answer without detail.
+      request.log.error({ err: error }, 'hook failed');
+      return reply.code(500).send(errorBody(500, 'internal error while computing the hook response; see the server log'));
+    });
+    app.setNotFoundHandler((request, reply) => reply.code(404).send(errorBody(404, `no route for ${request.method} ${request.url.split('?')[0]}`)));
+  },
+  { name: 'c5c3-errors' },
+);

@@ -1,0 +1,42 @@
+// The hook routes (routes.ts) served: one clock instant per call (so a captured call records the
+// clock its answer was computed at), the random source (or, for replays, a source seeded afresh
+// per call), stage measurements into the metrics, events into the request's log line, and every
+// call captured when capture is on.
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import type { CaptureWriter } from '../capture/capture.js';
+import type { Metrics } from '../metrics.js';
+import { seededRandom } from '../random.js';
+import { HOOK_ROUTES, type HookContext, type HookRunner } from '../routes.js';
+
+export interface HooksPluginOptions {
+  clock: () => Date;
+  random: (bytes: number) => Buffer;
+  /** Replays: every call draws from a source seeded with this text, restarted per call. */
+  randomSeed: string | undefined;
+  metrics: Metrics;
+  capture: CaptureWriter | undefined;
+}
+
+export const hooksPlugin = fp(
+  async (app: FastifyInstance, options: HooksPluginOptions) => {
+    const { metrics, capture } = options;
+    const onStage: HookContext['onStage'] = (trace) => {
+      metrics.stageDuration.observe({ sub_reconciler: trace.name }, trace.seconds);
+      if (trace.outcome === 'failed') metrics.stageErrors.inc({ sub_reconciler: trace.name, condition_type: trace.conditionType });
+    };
+    const run: HookRunner = (call, answer) => {
+      const now = options.clock();
+      const response = answer({
+        clock: () => now,
+        random: options.randomSeed === undefined ? options.random : seededRandom(options.randomSeed),
+        onStage,
+        onEvent: (event) => call.log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
+      });
+      capture?.write(call.path, now, call.body, response, options.randomSeed);
+      return response;
+    };
+    for (const route of HOOK_ROUTES) route.register(app, run);
+  },
+  { name: 'c5c3-hooks' },
+);

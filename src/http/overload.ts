@@ -1,0 +1,65 @@
+// Overload protection of the hook routes (probes and metrics are always answered):
+// - the in-flight body budget (inflight.ts): a call that would take the bodies being handled over
+//   the budget is answered 429 before its body is read;
+// - only when configured (main.ts does; in-process users leave it out, since they block the loop
+//   on purpose): a saturated event loop answers 429 with Retry-After, so Metacontroller backs off
+//   instead of requeueing at once.
+import fp from 'fastify-plugin';
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { inflightBudget } from '../inflight.js';
+import type { Metrics } from '../metrics.js';
+import { errorBody, type ErrorBody } from './errors.js';
+import { hookOf } from './hook-of.js';
+
+export interface OverloadOptions {
+  /** Mean event-loop delay (ms) above which hook calls are answered 429; 0 turns it off. */
+  maxEventLoopDelayMs: number;
+  sampleIntervalMs?: number;
+  /** The Retry-After of a 429 (Metacontroller requeues after it; without it, at once). */
+  retryAfterSeconds?: number;
+}
+
+export const DEFAULT_OVERLOAD: Required<OverloadOptions> = { maxEventLoopDelayMs: 1000, sampleIntervalMs: 500, retryAfterSeconds: 5 };
+
+export interface OverloadPluginOptions {
+  metrics: Metrics;
+  /** The event-loop guard, when given. */
+  overload: OverloadOptions | undefined;
+  maxInflightBytes: number;
+  bodyLimit: number;
+}
+
+export const overloadPlugin = fp(
+  async (app: FastifyInstance, options: OverloadPluginOptions) => {
+    const { metrics } = options;
+    const overload = { ...DEFAULT_OVERLOAD, ...options.overload };
+    if (options.overload && overload.maxEventLoopDelayMs > 0) {
+      // The plugin sends what the handler returns and carries on when it returns nothing (its
+      // typings only admit the latter, hence the one cast below).
+      const sendsBody = (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined): ErrorBody | undefined => {
+        const hook = hookOf(request);
+        if (!hook) return undefined;
+        metrics.overloaded.inc({ hook });
+        reply.code(429).header('retry-after', String(overload.retryAfterSeconds));
+        return errorBody(429, `overloaded (${type} ${Math.round(Number(value))}): retry after ${overload.retryAfterSeconds} s`);
+      };
+      const pressureHandler = sendsBody as (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => void;
+      await app.register(underPressure, { maxEventLoopDelay: overload.maxEventLoopDelayMs, sampleInterval: overload.sampleIntervalMs, pressureHandler });
+    }
+
+    const budget = inflightBudget(options.maxInflightBytes, options.bodyLimit);
+    app.addHook('onRequest', async (request, reply) => {
+      const hook = hookOf(request);
+      if (!hook || budget.onRequest(request)) return;
+      metrics.overloaded.inc({ hook });
+      return reply
+        .code(429)
+        .header('retry-after', String(overload.retryAfterSeconds))
+        .send(errorBody(429, `overloaded (request bodies in flight ${budget.bytes} bytes): retry after ${overload.retryAfterSeconds} s`));
+    });
+    app.addHook('onResponse', async (request) => budget.release(request));
+    app.addHook('onRequestAbort', async (request) => budget.release(request));
+  },
+  { name: 'c5c3-overload' },
+);
