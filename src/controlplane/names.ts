@@ -36,7 +36,7 @@ export function keystoneInternalUrl(ns: string, cp: string): string {
   return `http://${childNames(cp).keystone}.${ns}.svc:5000/v3`;
 }
 
-/** Names of the children and Secrets of the ControlPlane `cp` in namespace `ns`. */
+/** Names of the children and Secrets of the ControlPlane `cp` (all in its namespace). */
 export function childNames(cp: string) {
   return {
     keystone: `${cp}-keystone`,
