@@ -192,6 +192,10 @@ async function answerOf(path, body) {
   return text;
 }
 
+/** A measurement with non-2xx answers or errors: reported in its row, and the run exits 1. */
+class MeasurementFailed extends Error {}
+let failures = 0;
+
 const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 
 /** One measurement: requests per second, latency percentiles (ms, fractional) and server CPU per request. */
@@ -212,7 +216,8 @@ async function load(path, body, connections, seconds, { quiet = false } = {}) {
   const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
   const after = await usage();
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+    const codes = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2')).map(([code, { count }]) => `${count} × ${code}`);
+    throw new MeasurementFailed(`${path}: ${[...codes, `${result.errors} errors`, `${result.timeouts} timeouts`].join(', ')}`);
   }
   latencies.sort((a, b) => a - b);
   return { rps: ok / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuUs: (after.cpuMicros - before.cpuMicros) / Math.max(1, ok) };
@@ -315,7 +320,16 @@ for (const d of DIMENSIONS) {
     const answer = await answerOf('/controlplane/sync', body);
     const ready = JSON.parse(answer).status.conditions.find((c) => c.type === 'Ready');
     await setFloor(answer);
-    const runs = await cell(['/controlplane/sync', '/bench/floor'], body, 2);
+    let runs;
+    try {
+      runs = await cell(['/controlplane/sync', '/bench/floor'], body, 2);
+    } catch (err) {
+      if (!(err instanceof MeasurementFailed)) throw err;
+      failures++;
+      progress(`failed: ${err.message}`);
+      out(`| ${d.name} | ${n} | ${kib(body)} | ${ready?.status} ${ready?.reason} | failed: ${err.message} | | | | | |`);
+      continue;
+    }
     out(
       `| ${d.name} | ${n} | ${kib(body)} | ${ready?.status} ${ready?.reason} | ${stat(runs, (r) => r['/controlplane/sync'].rps, int)} | ${stat(runs, (r) => r['/bench/floor'].rps, int)} ` +
         `| ratio ${spread(ratioOf(runs, '/controlplane/sync', '/bench/floor', (m) => m.rps), two)} | ${stat(runs, (r) => r['/controlplane/sync'].p99, ms)} ` +
@@ -425,10 +439,11 @@ out();
 out(`Log lines written by the server during the run: ${readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length.toLocaleString('en')} (${mb(statSync(logFile).size)} MB).`);
 
 server.child.disconnect();
-progress('done');
+progress(failures > 0 ? `done; ${failures} measurement(s) failed (see the report)` : 'done');
+if (failures > 0) process.exitCode = 1;
 if (!args.write) {
   process.stderr.write(`\nbench: report not written; run with --write to update ${OUTPUT}\n`);
-  process.exit(0);
+  process.exit(process.exitCode ?? 0);
 }
 // The hand-written reading of the numbers (from "## Reading the numbers" on) is kept.
 let reading = '';

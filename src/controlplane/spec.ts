@@ -5,6 +5,7 @@ import { ControlPlaneSpec } from '../api/controlplane.js';
 import { compileValidator } from '../api/validate.js';
 import { at, isObject, stringAt } from '../k8s/read.js';
 import { childNames } from './names.js';
+import { BoundedMemo } from '../memo.js';
 
 const validateSpec = compileValidator<ControlPlaneSpec>(ControlPlaneSpec, 'spec');
 
@@ -15,10 +16,31 @@ export interface SpecReading {
   errors: string[];
 }
 
+/**
+ * Readings of the last specs seen (a ControlPlane's spec is the same sync after sync): validating
+ * and defaulting is a pure function of the spec's JSON text. The reading is shared, so it is
+ * frozen through: a stage that tried to change the spec would throw (no stage does). Specs above
+ * MEMO_MAX_SPEC characters are read every time.
+ */
+const readings = new BoundedMemo<SpecReading>(256);
+const MEMO_MAX_SPEC = 64 * 1024;
+
 export function readSpec(spec: unknown): SpecReading {
   if (!isObject(spec)) return { spec: {} as ControlPlaneSpec, errors: ['spec: must be an object'] };
-  const { value, errors } = validateSpec(spec);
-  return { spec: value, errors };
+  const key = JSON.stringify(spec);
+  const read = (): SpecReading => {
+    const { value, errors } = validateSpec(spec);
+    return deepFreeze({ spec: value, errors });
+  };
+  return key.length > MEMO_MAX_SPEC ? read() : readings.get(key, read);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 /** Managed database mode: the hooks provision the MariaDB and the per-ControlPlane credentials. */
