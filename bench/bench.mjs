@@ -12,6 +12,7 @@ import { cpus, release, tmpdir, totalmem, type as osType } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { parse } from 'yaml';
 
 const root = new URL('..', import.meta.url).pathname;
 const USAGE = `usage: npm run bench -- [--write] [--output FILE] [--seconds N] [--repeats N] [--long] [--smoke]
@@ -161,9 +162,16 @@ function withAccessRules(request, n) {
 const logDir = mkdtempSync(join(tmpdir(), 'c5c3-bench-'));
 const logFile = join(logDir, 'server.log');
 
+/** The environment of the deployed container (manifests/deployment.yaml), NODE_OPTIONS included; listening here on a free local port. */
+const deployment = parse(readFileSync(join(root, 'manifests', 'deployment.yaml'), 'utf8'));
+const deployedEnv = Object.fromEntries(
+  deployment.spec.template.spec.containers[0].env.filter((e) => e.value !== undefined).map((e) => [e.name, String(e.value)]),
+);
+
 async function startServer() {
   const log = openSync(logFile, 'a');
-  const child = fork(join(root, 'bench', 'server.mjs'), [], { stdio: ['ignore', log, 'inherit', 'ipc'] });
+  const env = { PATH: process.env.PATH, ...deployedEnv, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_DELAY_SECONDS: '0' };
+  const child = fork(join(root, 'bench', 'server.mjs'), [], { env, stdio: ['ignore', log, 'inherit', 'ipc'] });
   closeSync(log);
   const ready = await new Promise((resolve, reject) => {
     child.once('message', resolve);
@@ -262,7 +270,8 @@ out();
 out(
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mb(totalmem())} MB RAM, ${osType()} ${release()}. ` +
     `Node ${process.version}. Date: ${date}. Server and load generator (autocannon) share the machine. ` +
-    `Server as deployed: log level ${server.logLevel} (one line per request, into a file), overload guard at ${server.maxEventLoopDelayMs} ms event-loop delay. ` +
+    `Server as deployed (the env of manifests/deployment.yaml): log level ${server.logLevel} (one line per request, into a file), overload guard at ${server.maxEventLoopDelayMs} ms event-loop delay, ` +
+    `in-flight bodies ${deployedEnv.MAX_INFLIGHT_BYTES ?? 'default'}, NODE_OPTIONS \`${deployedEnv.NODE_OPTIONS ?? ''}\`. ` +
     `${SECONDS} s per measurement after a ${WARMUP_SECONDS} s warm-up, ${REPEATS} repeat${REPEATS > 1 ? 's' : ''} per cell: median (min–max). ` +
     `Reproduce with \`npm run bench -- --write${args.long ? ' --long' : ''}\`.`,
 );

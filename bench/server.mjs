@@ -1,6 +1,7 @@
 // The server under benchmark: the production server, configured exactly as src/main.ts configures
-// a deployed one (loadConfig from the environment, so logging at info and the overload guard on),
-// its log lines going to stdout, which bench.mjs points at a file. Three routes exist only here:
+// a deployed one from the environment, which bench.mjs takes from manifests/deployment.yaml
+// (logging at info, the overload guard on, NODE_OPTIONS), its log lines going to stdout, which
+// bench.mjs points at a file. Three routes exist only here:
 // - POST /bench/echo parses the body like a hook route and serialises it back;
 // - POST /bench/floor parses the body like a hook route and answers a fixed object, set with
 //   PUT /bench/floor (bench.mjs sets the hook's own answer to the same body: the same-size floor);
@@ -12,7 +13,7 @@ import { loadConfig } from '../dist/config.js';
 import { buildServer } from '../dist/server.js';
 import { serverOptionsFrom } from '../dist/server-options.js';
 
-const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
+const config = loadConfig(process.env);
 const app = await buildServer(serverOptionsFrom(config));
 let floor = {};
 app.put('/bench/floor', async (request) => {
