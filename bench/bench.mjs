@@ -389,7 +389,10 @@ out();
       `(least squares over ${fit.length} samples after the first tenth). ${long.requests.total} requests, ${long.non2xx} non-2xx, ${long.duration.toFixed(0)} s, ` +
       `${((end.cpuMicros - start.cpuMicros) / Math.max(1, done)).toFixed(0)} µs server CPU per request.`,
   );
-  if (long.non2xx > 0 || long.errors > 0) throw new Error(`long run: ${long.non2xx} non-2xx, ${long.errors} errors`);
+  if (long.non2xx > 0 || long.errors > 0) {
+    failures++;
+    out(`**Failed:** ${long.non2xx} answers were not 2xx (the overload guard answers 429 on a saturated machine), ${long.errors} errors.`);
+  }
 }
 
 out();
