@@ -1,32 +1,49 @@
-// `npm run bench`: hook throughput against the JSON floor (an echo route that parses and
-// re-serialises the same body), latency at concurrency 1 and 16, growth with payload size, RSS
-// over a long run, and one CPU profile of the hot path. Prints the report; `--write` also writes
-// it to BENCHMARKS.md. Progress goes to stderr.
+// `npm run bench`: what a hook call costs next to what reading its input costs. The server runs as
+// deployed (bench/server.mjs: logging at info into a file, the overload guard on); each hook is
+// measured against the same-size floor (the same body parsed, a fixed object of the hook's own
+// answer returned) and the echo (the same body parsed and serialised back), after a warm-up,
+// every cell repeated and reported as median (min–max). Then: cost against the number of
+// observed children, CredentialRotations and access rules; RSS over a long run; one CPU profile
+// by package (inclusive, start-up excluded). Prints the report; `--write` also writes BENCHMARKS.md.
+// Progress goes to stderr.
 import { fork } from 'node:child_process';
-import { readFileSync, writeFileSync, readdirSync, mkdtempSync } from 'node:fs';
-import { cpus, totalmem, tmpdir, type as osType, release } from 'node:os';
+import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, release, tmpdir, totalmem, type as osType } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { parse } from 'yaml';
 
 const root = new URL('..', import.meta.url).pathname;
-const USAGE = `usage: npm run bench -- [--write] [--output FILE] [--seconds N] [--long N]
+const USAGE = `usage: npm run bench -- [--write] [--output FILE] [--seconds N] [--repeats N] [--long] [--smoke]
 
-Benchmarks the hooks server (built from dist/) in a child process with autocannon and prints a
-Markdown report on stdout; progress goes to stderr. Takes about 20 measurements of --seconds each
-plus the long run (about 4 minutes with the defaults).
+Benchmarks the hooks server (built from dist/, configured as deployed) in a child process with
+autocannon and prints a Markdown report on stdout; progress goes to stderr. About 15 minutes
+with the defaults, plus the long run with --long.
 
   --write        also write the report to --output (keeping its "## Reading the numbers" part)
   --output FILE  where --write writes (default: BENCHMARKS.md)
-  --seconds N    seconds per measurement (default: BENCH_SECONDS or 5)
-  --long N       requests in the memory run (default: BENCH_LONG or 200000)
+  --seconds N    seconds per measurement, decimals allowed (default: BENCH_SECONDS or 5)
+  --repeats N    measurements per cell; the report shows median (min–max) (default: 3)
+  --long         the memory run is BENCH_LONG requests (default 1000000) instead of 50000
+  --smoke        a quick check of the whole run (0.2 s cells, 1 repeat, small rows): no figures
   -h, --help     this text; nothing is run
 
 Exit codes: 0 done, 1 a measurement failed (non-2xx answers or errors), 2 usage error.`;
 
 let args;
 try {
-  args = parseArgs({ options: { write: { type: 'boolean' }, output: { type: 'string' }, seconds: { type: 'string' }, long: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }).values;
+  args = parseArgs({
+    options: {
+      write: { type: 'boolean' },
+      output: { type: 'string' },
+      seconds: { type: 'string' },
+      repeats: { type: 'string' },
+      long: { type: 'boolean' },
+      smoke: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values;
 } catch (err) {
   process.stderr.write(`bench: ${err.message}\n${USAGE}\n`);
   process.exit(2);
@@ -35,77 +52,214 @@ if (args.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-const positive = (name, raw, fallback) => {
+const number = (name, raw, fallback, { whole }) => {
   const value = Number(raw ?? fallback);
-  if (!Number.isInteger(value) || value < 1) {
-    process.stderr.write(`bench: --${name} must be a positive whole number, got "${raw}"\n${USAGE}\n`);
+  if (!Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value))) {
+    process.stderr.write(`bench: --${name} must be a positive ${whole ? 'whole ' : ''}number, got "${raw}"\n${USAGE}\n`);
     process.exit(2);
   }
   return value;
 };
-const SECONDS = positive('seconds', args.seconds, process.env.BENCH_SECONDS ?? 5);
-const LONG = positive('long', args.long, process.env.BENCH_LONG ?? 200_000);
+const SMOKE = Boolean(args.smoke);
+const SECONDS = number('seconds', args.seconds, SMOKE ? 0.2 : (process.env.BENCH_SECONDS ?? 5), { whole: false });
+const REPEATS = number('repeats', args.repeats, SMOKE ? 1 : 3, { whole: true });
+const LONG = SMOKE ? 300 : args.long ? number('long', process.env.BENCH_LONG, 1_000_000, { whole: true }) : 50_000;
+const WARMUP_SECONDS = SMOKE ? 0.1 : Math.max(1, SECONDS / 2);
+const SCALE = SMOKE ? [1, 3] : [1, 100, 1000];
 const OUTPUT = resolve(args.output ?? join(root, 'BENCHMARKS.md'));
 const started = Date.now();
 const progress = (what) => process.stderr.write(`bench [${Math.round((Date.now() - started) / 1000)} s]: ${what}\n`);
-const hookFile = (p) => JSON.parse(readFileSync(join(root, 'hooks', p), 'utf8'));
-/** The first hooks/ file of a folder whose name matches (numbering moves when the lifecycle does). */
+
+// ---------------------------------------------------------------------------------------------
+// The requests: captured calls from hooks/ (numbering moves with the lifecycle, so by pattern).
 const hookMatching = (dir, re) => {
   const name = readdirSync(join(root, 'hooks', dir)).sort().find((f) => re.test(f));
   if (!name) throw new Error(`bench: no hooks/${dir} file matches ${re}`);
-  return hookFile(`${dir}/${name}`);
+  return { file: `hooks/${dir}/${name}`, ...JSON.parse(readFileSync(join(root, 'hooks', dir, name), 'utf8')) };
 };
+const convergedCall = hookMatching('controlplane-sync', /^managed-\d+-recover-converged\.json$/);
+const CASES = [
+  { name: 'sync, converged', goal: 0.7, call: convergedCall },
+  { name: 'sync, fresh', goal: 0.9, call: hookMatching('controlplane-sync', /^managed-\d+-converge-waiting-for-database\.json$/) },
+  { name: 'finalize, first step', goal: 0.9, call: hookMatching('controlplane-finalize', /^managed-\d+-delete-deletes-endpoint-service\.json$/) },
+];
 
-/** Metacontroller sends whole objects: managedFields included. Give each object a realistic set. */
-function withManagedFields(request) {
-  const copy = structuredClone(request);
-  const visit = (o) => {
-    if (o && typeof o === 'object' && o.metadata && o.kind) {
-      const fields = Object.fromEntries(Object.keys(o.spec ?? o.data ?? {}).map((k) => [`f:${k}`, {}]));
-      o.metadata.managedFields = [
-        { manager: 'metacontroller', operation: 'Update', apiVersion: o.apiVersion, time: '2026-11-21T12:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:metacontroller.k8s.io/last-applied-configuration': {} }, 'f:labels': { '.': {}, 'f:controller-uid': {} }, 'f:ownerReferences': { '.': {} } }, 'f:spec': fields } },
-        { manager: 'operator', operation: 'Update', subresource: 'status', apiVersion: o.apiVersion, time: '2026-11-21T12:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { '.': {}, 'f:conditions': {}, 'f:observedGeneration': {} } } },
-      ];
-    }
-    if (o && typeof o === 'object') for (const v of Object.values(o)) visit(v);
-  };
-  visit(copy);
-  return copy;
+const G = {
+  endpoint: 'Endpoint.openstack.k-orc.cloud/v1alpha1',
+  ac: 'ApplicationCredential.openstack.k-orc.cloud/v1alpha1',
+  rotation: 'CredentialRotation.c5c3.io/v1alpha1',
+};
+const only = (map, what) => {
+  const values = Object.values(map ?? {});
+  if (values.length !== 1) throw new Error(`bench: expected one ${what} in ${convergedCall.file}, found ${values.length}`);
+  return values[0];
+};
+const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';
+/** Change an observed object and its last-applied copy alike (what Metacontroller would show). */
+function edit(obj, change) {
+  change(obj);
+  const raw = obj.metadata.annotations?.[LAST_APPLIED];
+  if (raw) {
+    const applied = JSON.parse(raw);
+    change(applied);
+    obj.metadata.annotations[LAST_APPLIED] = JSON.stringify(applied);
+  }
 }
 
-/** `n` unrelated Secrets in `related`, as a namespace with many Secrets would add (customize selects by name, so this is the worst case of a wide rule). */
-function withSecrets(request, n) {
+/** The converged request with `n` observed children in all: extra K-ORC Endpoints no stage asks for (kept as last applied). */
+function withChildren(request, n) {
   const copy = structuredClone(request);
-  copy.related['Secret.v1'] ??= {};
-  for (let i = 0; i < n; i++) {
-    copy.related['Secret.v1'][`openstack/extra-${i}`] = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `extra-${i}`, namespace: 'openstack', uid: `u-${i}`, resourceVersion: '1', annotations: { note: 'x'.repeat(200) } }, type: 'Opaque', data: { a: Buffer.from('y'.repeat(1500)).toString('base64') } };
+  const template = only(copy.children[G.endpoint], 'Endpoint');
+  const base = Object.values(copy.children).reduce((sum, group) => sum + Object.keys(group).length, 0);
+  for (let i = 0; i < n - base; i++) {
+    const extra = structuredClone(template);
+    edit(extra, (o) => {
+      o.metadata.name = `extra-endpoint-${i}`;
+      if (o.spec?.resource) o.spec.resource.url = `https://extra-${i}.example/v3`;
+    });
+    extra.metadata.uid = `uid-extra-${i}`;
+    copy.children[G.endpoint][`${extra.metadata.namespace}/${extra.metadata.name}`] = extra;
   }
   return copy;
 }
 
-const converged = withManagedFields(hookMatching('controlplane-sync', /^managed-\d+-converge-converged\.json$/).request);
-const payloads = [
-  { name: 'sync, converged full-managed', path: '/controlplane/sync', body: converged },
-  { name: 'sync, fresh', path: '/controlplane/sync', body: withManagedFields(hookMatching('controlplane-sync', /^managed-\d+-converge-waiting-for-database\.json$/).request) },
-  { name: 'finalize, first step', path: '/controlplane/finalize', body: withManagedFields(hookMatching('controlplane-finalize', /^managed-\d+-delete-deletes-endpoint-service\.json$/).request) },
-];
-
-async function startServer(execArgv = []) {
-  const child = fork(join(root, 'bench', 'server.mjs'), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const { port } = await new Promise((resolve) => child.once('message', resolve));
-  return { child, url: `http://127.0.0.1:${port}` };
+/** The converged request with `n` CredentialRotations latched and honoured by the live AC (nothing pending). */
+function withRotations(request, n) {
+  const copy = structuredClone(request);
+  const template = only(copy.related[G.rotation], 'CredentialRotation');
+  const keys = [];
+  copy.related[G.rotation] = {};
+  for (let i = 0; i < n; i++) {
+    const cr = structuredClone(template);
+    if (i > 0) {
+      cr.metadata.name = `${template.metadata.name}-${i}`;
+      cr.metadata.uid = `uid-rotation-${i}`;
+    }
+    keys.push(`${cr.metadata.uid}/${cr.status.lastTriggeredGeneration}`);
+    copy.related[G.rotation][`${cr.metadata.namespace}/${cr.metadata.name}`] = cr;
+  }
+  keys.sort();
+  edit(only(copy.children[G.ac], 'ApplicationCredential'), (o) => {
+    o.metadata.annotations['c5c3.io/rotation-requests'] = keys.join(',');
+  });
+  return copy;
 }
 
-async function load(url, path, body, connections, extra = {}) {
-  progress(`${path} at concurrency ${connections}, ${kib(body)} KiB body, ${SECONDS} s`);
-  const result = await autocannon({ url: `${url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: SECONDS, ...extra });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
+/** The converged request with `n` access rules in the spec, carried by the live AC (no drift). */
+function withAccessRules(request, n) {
+  const copy = structuredClone(request);
+  const rules = Array.from({ length: n }, (_, i) => ({ service: 'identity', method: 'GET', path: `/v3/projects/${i}` }));
+  const credential = copy.parent.spec.korc.adminCredential;
+  credential.applicationCredential = { ...credential.applicationCredential, accessRules: rules };
+  edit(only(copy.children[G.ac], 'ApplicationCredential'), (o) => {
+    o.spec.resource.accessRules = rules.map((r) => ({ method: r.method, path: r.path, serviceRef: r.service }));
+  });
+  return copy;
 }
 
-const rss = async (url) => (await (await fetch(`${url}/bench/rss`)).json()).rss;
+// ---------------------------------------------------------------------------------------------
+// The server and the load.
+const logDir = mkdtempSync(join(tmpdir(), 'c5c3-bench-'));
+const logFile = join(logDir, 'server.log');
+
+/** The environment of the deployed container (manifests/deployment.yaml), NODE_OPTIONS included; listening here on a free local port. */
+const deployment = parse(readFileSync(join(root, 'manifests', 'deployment.yaml'), 'utf8'));
+const deployedEnv = Object.fromEntries(
+  deployment.spec.template.spec.containers[0].env.filter((e) => e.value !== undefined).map((e) => [e.name, String(e.value)]),
+);
+
+async function startServer() {
+  const log = openSync(logFile, 'a');
+  const env = { PATH: process.env.PATH, ...deployedEnv, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_DELAY_SECONDS: '0' };
+  // A smoke run checks the benchmark, not the service: on a saturated machine the overload guard
+  // would answer 429 (and fail the check), so it is off there; every measuring run keeps it.
+  if (SMOKE) env.MAX_EVENT_LOOP_DELAY_MS = '0';
+  const child = fork(join(root, 'bench', 'server.mjs'), [], { env, stdio: ['ignore', log, 'inherit', 'ipc'] });
+  closeSync(log);
+  const ready = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`bench: the server exited (${code}) before listening`)));
+  });
+  return { child, url: `http://127.0.0.1:${ready.port}`, logLevel: ready.logLevel, maxEventLoopDelayMs: ready.maxEventLoopDelayMs };
+}
+const server = await startServer();
+const usage = async () => (await fetch(`${server.url}/bench/usage`)).json();
+const setFloor = async (answer) => {
+  const r = await fetch(`${server.url}/bench/floor`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: answer });
+  if (!r.ok) throw new Error(`bench: PUT /bench/floor answered ${r.status}`);
+};
+/** The hook's answer to `body` (once, outside any measurement): the floor returns an object of its size. */
+async function answerOf(path, body) {
+  let r;
+  // The overload guard answers 429 until its first event-loop sample (500 ms after start).
+  for (let tries = 0; ; tries++) {
+    r = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    if (r.status !== 429 || tries >= 20) break;
+    await r.text();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const text = await r.text();
+  if (!r.ok) throw new Error(`bench: ${path} answered ${r.status}: ${text.slice(0, 300)}`);
+  return text;
+}
+
+/** A measurement with non-2xx answers or errors: reported in its row, and the run exits 1. */
+class MeasurementFailed extends Error {}
+let failures = 0;
+
+const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+
+/** One measurement: requests per second, latency percentiles (ms, fractional) and server CPU per request. */
+async function load(path, body, connections, seconds, { quiet = false } = {}) {
+  if (!quiet) progress(`${path} at concurrency ${connections}, ${kib(body)} KiB body, ${seconds} s`);
+  const before = await usage();
+  const latencies = [];
+  let ok = 0;
+  const t0 = process.hrtime.bigint();
+  const instance = autocannon({ url: `${server.url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: seconds, sampleInt: 100 });
+  instance.on('response', (_client, statusCode, _bytes, ms) => {
+    if (statusCode >= 200 && statusCode < 300) {
+      ok++;
+      latencies.push(ms);
+    }
+  });
+  const result = await instance;
+  const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+  const after = await usage();
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    const codes = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2')).map(([code, { count }]) => `${count} × ${code}`);
+    throw new MeasurementFailed(`${path}: ${[...codes, `${result.errors} errors`, `${result.timeouts} timeouts`].join(', ')}`);
+  }
+  latencies.sort((a, b) => a - b);
+  return { rps: ok / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuUs: (after.cpuMicros - before.cpuMicros) / Math.max(1, ok) };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const spread = (xs, f) => (xs.length < 2 ? f(xs[0]) : `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`);
+const stat = (runs, pick, f) => spread(runs.map(pick), f);
+const int = (x) => x.toFixed(0);
+const ms = (x) => x.toFixed(2);
+const two = (x) => x.toFixed(2);
 const mb = (b) => (b / 1024 / 1024).toFixed(0);
 const kib = (s) => (Buffer.byteLength(s) / 1024).toFixed(0);
+
+/**
+ * A cell: the routes measured back to back, `REPEATS` times, after a warm-up of each; every
+ * ratio is taken within one repeat (same moment of a shared machine), then the median of those.
+ */
+async function cell(routes, body, connections) {
+  for (const path of routes) await load(path, body, connections, WARMUP_SECONDS, { quiet: true });
+  const runs = [];
+  for (let r = 0; r < REPEATS; r++) {
+    const run = {};
+    for (const path of routes) run[path] = await load(path, body, connections, SECONDS);
+    runs.push(run);
+  }
+  return runs;
+}
 
 const lines = [];
 const out = (s = '') => {
@@ -113,81 +267,198 @@ const out = (s = '') => {
   lines.push(s);
 };
 
-const server = await startServer();
+const date = new Date().toISOString().slice(0, 10);
 out('# Benchmarks');
 out();
-out(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mb(totalmem())} MB RAM, ${osType()} ${release()}, Node ${process.version}. Server and load generator (autocannon) share the machine; ${SECONDS} s per measurement. Reproduce with \`npm run bench -- --write\`.`);
+out(
+  `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mb(totalmem())} MB RAM, ${osType()} ${release()}. ` +
+    `Node ${process.version}. Date: ${date}. Server and load generator (autocannon) share the machine. ` +
+    `Server as deployed (the env of manifests/deployment.yaml): log level ${server.logLevel} (one line per request, into a file), ${server.maxEventLoopDelayMs > 0 ? `overload guard at ${server.maxEventLoopDelayMs} ms event-loop delay` : 'overload guard off (smoke run only)'}, ` +
+    `in-flight bodies ${deployedEnv.MAX_INFLIGHT_BYTES ?? 'default'}, NODE_OPTIONS \`${deployedEnv.NODE_OPTIONS ?? ''}\`. ` +
+    `${SECONDS} s per measurement after a ${WARMUP_SECONDS} s warm-up, ${REPEATS} repeat${REPEATS > 1 ? 's' : ''} per cell: median (min–max). ` +
+    `Reproduce with \`npm run bench -- --write${args.seconds ? ` --seconds ${args.seconds}` : ''}${args.repeats ? ` --repeats ${args.repeats}` : ''}${args.long ? ' --long' : ''}\`.`,
+);
+if (SMOKE) out('\n**Smoke run (`--smoke`): a check that the benchmark runs, not figures to quote.**');
 out();
-out('## Throughput and latency, hook vs echo of the same body');
+out('## Hook against the same-size floor and the echo');
 out();
-out('| payload | body KiB | route | conc. | req/s | p50 ms | p99 ms | hook/echo |');
-out('|---|---|---|---|---|---|---|---|');
-for (const p of payloads) {
-  const body = JSON.stringify(p.body);
+out(
+  'The floor parses the same body as the hook (same parser, same log line) and answers a fixed object: the hook\'s own answer to that body. ' +
+    '"ratio" is hook req/s ÷ floor req/s, "p99 × floor" the hook\'s p99 over the floor\'s, "CPU × floor" the server CPU per request over the floor\'s.',
+);
+out();
+out('| case | body KiB | answer KiB | conc. | hook req/s | floor req/s | echo req/s | hook/floor | goal | hook p50 ms | hook p99 ms | floor p99 ms | p99 × floor | CPU µs/req hook | CPU × floor |');
+out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+const ratioOf = (runs, a, b, pick) => runs.map((r) => pick(r[a]) / pick(r[b]));
+const HOOK_ROUTES = (path) => [path, '/bench/floor', '/bench/echo'];
+for (const c of CASES) {
+  const body = JSON.stringify(c.call.request);
+  const answer = await answerOf(c.call.hook, body);
+  await setFloor(answer);
   for (const connections of [1, 16]) {
-    const hook = await load(server.url, p.path, body, connections);
-    const echo = await load(server.url, '/bench/echo', body, connections);
-    out(`| ${p.name} | ${kib(body)} | hook | ${connections} | ${hook.rps.toFixed(0)} | ${hook.p50} | ${hook.p99} | ${(hook.rps / echo.rps).toFixed(2)} |`);
-    out(`| | | echo | ${connections} | ${echo.rps.toFixed(0)} | ${echo.p50} | ${echo.p99} | |`);
+    const runs = await cell(HOOK_ROUTES(c.call.hook), body, connections);
+    const [hook, floor, echo] = HOOK_ROUTES(c.call.hook);
+    const ratios = ratioOf(runs, hook, floor, (m) => m.rps);
+    const goal = connections === 16 ? `≥ ${c.goal}: ${median(ratios) >= c.goal ? 'met' : 'missed'}` : '';
+    out(
+      `| ${c.name} | ${kib(body)} | ${kib(answer)} | ${connections} | ${stat(runs, (r) => r[hook].rps, int)} | ${stat(runs, (r) => r[floor].rps, int)} | ${stat(runs, (r) => r[echo].rps, int)} ` +
+        `| ratio ${spread(ratios, two)} | ${goal} | ${stat(runs, (r) => r[hook].p50, ms)} | ${stat(runs, (r) => r[hook].p99, ms)} | ${stat(runs, (r) => r[floor].p99, ms)} ` +
+        `| ${spread(ratioOf(runs, hook, floor, (m) => m.p99), two)} | ${stat(runs, (r) => r[hook].cpuUs, int)} | ${spread(ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs), two)} |`,
+    );
   }
 }
 out();
-out('## Growth with payload size (converged sync, concurrency 16)');
+out(`Goals (issue 20): converged sync ≥ 0.7 × the floor at concurrency 16 with p99 ≤ 2 × the floor's; fresh sync and finalize ≥ 0.9 × the floor. Captured requests: ${CASES.map((c) => `\`${c.call.file}\``).join(', ')}.`);
+
 out();
-out('| extra Secrets in the request | body KiB | hook req/s | echo req/s | hook/echo | hook p99 ms |');
-out('|---|---|---|---|---|---|');
-for (const n of [1, 10, 50]) {
-  const body = JSON.stringify(withSecrets(converged, n));
-  const hook = await load(server.url, '/controlplane/sync', body, 16);
-  const echo = await load(server.url, '/bench/echo', body, 16);
-  out(`| ${n} | ${kib(body)} | ${hook.rps.toFixed(0)} | ${echo.rps.toFixed(0)} | ${(hook.rps / echo.rps).toFixed(2)} | ${hook.p99} |`);
+out(`## Cost against what a ControlPlane holds (converged sync, concurrency 2)`);
+out();
+out(
+  'Each row is the converged request grown in one dimension, still converged (the answer\'s Ready reason is shown). ' +
+    'Concurrency 2 keeps the largest bodies within the in-flight budget of the deployed server (8 MiB): beyond it, it answers 429 by design. ' +
+    '"CPU µs/req" is the server\'s CPU time per hook call; linear cost shows as a constant hook/floor ratio and CPU per item.',
+);
+out();
+out('| dimension | n | body KiB | Ready | hook req/s | floor req/s | hook/floor | hook p99 ms | CPU µs/req hook | CPU µs/req floor |');
+out('|---|---|---|---|---|---|---|---|---|---|');
+const DIMENSIONS = [
+  { name: 'observed children', grow: withChildren },
+  { name: 'CredentialRotations', grow: withRotations },
+  { name: 'access rules', grow: withAccessRules },
+];
+for (const d of DIMENSIONS) {
+  for (const n of SCALE) {
+    const body = JSON.stringify(d.grow(convergedCall.request, n));
+    const answer = await answerOf('/controlplane/sync', body);
+    const ready = JSON.parse(answer).status.conditions.find((c) => c.type === 'Ready');
+    await setFloor(answer);
+    let runs;
+    try {
+      runs = await cell(['/controlplane/sync', '/bench/floor'], body, 2);
+    } catch (err) {
+      if (!(err instanceof MeasurementFailed)) throw err;
+      failures++;
+      progress(`failed: ${err.message}`);
+      out(`| ${d.name} | ${n} | ${kib(body)} | ${ready?.status} ${ready?.reason} | failed: ${err.message} | | | | | |`);
+      continue;
+    }
+    out(
+      `| ${d.name} | ${n} | ${kib(body)} | ${ready?.status} ${ready?.reason} | ${stat(runs, (r) => r['/controlplane/sync'].rps, int)} | ${stat(runs, (r) => r['/bench/floor'].rps, int)} ` +
+        `| ratio ${spread(ratioOf(runs, '/controlplane/sync', '/bench/floor', (m) => m.rps), two)} | ${stat(runs, (r) => r['/controlplane/sync'].p99, ms)} ` +
+        `| ${stat(runs, (r) => r['/controlplane/sync'].cpuUs, int)} | ${stat(runs, (r) => r['/bench/floor'].cpuUs, int)} |`,
+    );
+  }
+}
+
+out();
+out(`## Memory over a long run (${LONG.toLocaleString('en')} converged syncs, concurrency 16)`);
+out();
+{
+  const body = JSON.stringify(convergedCall.request);
+  const start = await usage();
+  progress(`long run: ${LONG} converged syncs`);
+  let done = 0;
+  const samples = [];
+  const run = autocannon({ url: `${server.url}/controlplane/sync`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 16, amount: LONG, sampleInt: 100 });
+  run.on('response', () => done++);
+  let sampling = Promise.resolve();
+  const sampler = setInterval(() => {
+    const at = done;
+    sampling = sampling.then(async () => samples.push({ requests: at, rss: (await usage()).rss }));
+  }, SMOKE ? 100 : 2000);
+  const ticker = setInterval(() => progress(`long run: ${done} of ${LONG} requests`), 30_000);
+  const long = await run;
+  clearInterval(sampler);
+  clearInterval(ticker);
+  await sampling;
+  const end = await usage();
+  samples.push({ requests: done, rss: end.rss });
+  // Least squares over the run after its first tenth (heap growth to its working size is not a leak).
+  const fit = samples.filter((s) => s.requests >= LONG / 10);
+  let slope = NaN;
+  if (fit.length >= 2) {
+    const mx = fit.reduce((a, s) => a + s.requests, 0) / fit.length;
+    const my = fit.reduce((a, s) => a + s.rss, 0) / fit.length;
+    const sxy = fit.reduce((a, s) => a + (s.requests - mx) * (s.rss - my), 0);
+    const sxx = fit.reduce((a, s) => a + (s.requests - mx) ** 2, 0);
+    slope = sxx > 0 ? (sxy / sxx) * 100_000 : NaN;
+  }
+  const peak = Math.max(...samples.map((s) => s.rss));
+  out(
+    `RSS before ${mb(start.rss)} MB, after ${mb(end.rss)} MB, peak ${mb(peak)} MB; slope ${Number.isNaN(slope) ? 'n/a' : (slope / 1024 / 1024).toFixed(2)} MB per 100,000 requests ` +
+      `(least squares over ${fit.length} samples after the first tenth). ${long.requests.total} requests, ${long.non2xx} non-2xx, ${long.duration.toFixed(0)} s, ` +
+      `${((end.cpuMicros - start.cpuMicros) / Math.max(1, done)).toFixed(0)} µs server CPU per request.`,
+  );
+  if (long.non2xx > 0 || long.errors > 0) {
+    failures++;
+    out(`**Failed:** ${long.non2xx} answers were not 2xx (the overload guard answers 429 on a saturated machine), ${long.errors} errors.`);
+  }
+}
+
+out();
+out('## Where the time goes (CPU profile of the converged sync at concurrency 16, after warm-up)');
+out();
+{
+  const body = JSON.stringify(convergedCall.request);
+  await setFloor(await answerOf('/controlplane/sync', body));
+  await load('/controlplane/sync', body, 16, WARMUP_SECONDS, { quiet: true });
+  const file = join(logDir, 'sync.cpuprofile');
+  const ipc = (message, reply) =>
+    new Promise((resolve) => {
+      const on = (m) => m?.profile === reply && (server.child.off('message', on), resolve());
+      server.child.on('message', on);
+      server.child.send(message);
+    });
+  await ipc({ profile: 'start' }, 'started');
+  await load('/controlplane/sync', body, 16, SECONDS);
+  await ipc({ profile: 'stop', file }, 'stopped');
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+  /** The package of a frame: an npm package, a file of ours (dist/…), Node's own code, or V8. */
+  const packageOf = ({ url, functionName }) => {
+    if (!url) return functionName === '(garbage collector)' || functionName === '(idle)' || functionName === '(program)' ? functionName : '(V8 built-ins)';
+    const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//)?.[1];
+    if (pkg) return pkg;
+    if (url.includes('/dist/')) return `ours: ${url.replace(/^.*\/dist\//, '')}`;
+    if (url.includes('/bench/')) return 'bench server';
+    return 'node (core)';
+  };
+  const inclusive = new Map();
+  const selfTime = new Map();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    total += dt;
+    let node = byId.get(id);
+    selfTime.set(packageOf(node.callFrame), (selfTime.get(packageOf(node.callFrame)) ?? 0) + dt);
+    const counted = new Set();
+    for (; node; node = byId.get(parentOf.get(node.id))) {
+      const key = packageOf(node.callFrame);
+      if (counted.has(key)) continue;
+      counted.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + dt);
+    }
+  });
+  const pct = (us) => `${((us / total) * 100).toFixed(1)} %`;
+  out('Inclusive: the share of samples with the package anywhere on the stack (fastify calls the handler from inside the body parser, so the parser and fastify include the hook). Self: the share spent in the package\'s own code.');
+  out();
+  out('| package | inclusive | self |');
+  out('|---|---|---|');
+  for (const [key, us] of [...inclusive].filter(([k]) => k !== '(root)').sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    out(`| ${key} | ${pct(us)} | ${pct(selfTime.get(key) ?? 0)} |`);
+  }
 }
 out();
-out(`## Memory over a long run (${LONG} converged syncs, concurrency 16)`);
-out();
-const before = await rss(server.url);
-progress(`long run: ${LONG} converged syncs`);
-let done = 0;
-const longRun = autocannon({ url: `${server.url}/controlplane/sync`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(converged), connections: 16, amount: LONG });
-longRun.on('response', () => done++);
-const ticker = setInterval(() => progress(`long run: ${done} of ${LONG} requests`), 10_000);
-const long = await longRun;
-clearInterval(ticker);
-const after = await rss(server.url);
-out(`RSS before ${mb(before)} MB, after ${mb(after)} MB (${long.requests.total} requests, ${long.non2xx} non-2xx, ${long.duration.toFixed(0)} s).`);
+out(`Log lines written by the server during the run: ${readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length.toLocaleString('en')} (${mb(statSync(logFile).size)} MB).`);
+
 server.child.disconnect();
-
-out();
-out('## Where the time goes (CPU profile of the converged sync at concurrency 16)');
-out();
-const profDir = mkdtempSync(join(tmpdir(), 'c5c3-prof-'));
-const profiled = await startServer(['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
-await load(profiled.url, '/controlplane/sync', JSON.stringify(converged), 16);
-profiled.child.disconnect();
-await new Promise((r) => profiled.child.once('exit', r));
-const profile = JSON.parse(readFileSync(join(profDir, readdirSync(profDir)[0]), 'utf8'));
-const self = new Map();
-const dt = profile.timeDeltas;
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-profile.samples.forEach((id, i) => {
-  const f = byId.get(id).callFrame;
-  const pkg = f.url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//)?.[1];
-  const where = !f.url ? '(native)' : pkg ? `node_modules/${pkg}` : f.url.replace(/^.*\/dist\//, 'dist/');
-  const key = `${f.functionName || '(anonymous)'} ${where}`;
-  self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0));
-});
-const total = [...self.values()].reduce((a, b) => a + b, 0);
-out('| self time | function |');
-out('|---|---|');
-for (const [key, us] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) out(`| ${((us / total) * 100).toFixed(1)} % | \`${key}\` |`);
-const group = (re) => [...self.entries()].filter(([k]) => re.test(k)).reduce((a, [, v]) => a + v, 0) / total;
-out();
-out(`By area: our hook code (dist/) ${(group(/ dist\//) * 100).toFixed(0)} %, yaml (clouds.yaml parse/render) ${(group(/node_modules\/yaml/) * 100).toFixed(0)} %, ajv (spec validation) ${(group(/validate|ajv/) * 100).toFixed(0)} %, JSON parse/serialise and fastify ${(group(/JSON|fastify|secure-json|fast-json|RegExp/) * 100).toFixed(0)} %, garbage collection ${(group(/garbage collector/) * 100).toFixed(0)} %, idle ${(group(/\(idle\)/) * 100).toFixed(0)} %.`);
-
-progress('done');
+progress(failures > 0 ? `done; ${failures} measurement(s) failed (see the report)` : 'done');
+if (failures > 0) process.exitCode = 1;
 if (!args.write) {
   process.stderr.write(`\nbench: report not written; run with --write to update ${OUTPUT}\n`);
-  process.exit(0);
+  process.exit(process.exitCode ?? 0);
 }
 // The hand-written reading of the numbers (from "## Reading the numbers" on) is kept.
 let reading = '';

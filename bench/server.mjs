@@ -1,11 +1,46 @@
-// The server under benchmark: the production server plus two routes that exist only here —
-// POST /bench/echo parses the body like a hook route and serialises it back (the JSON floor),
-// GET /bench/rss reports this process's resident set size.
+// The server under benchmark: the production server, configured exactly as src/main.ts configures
+// a deployed one from the environment, which bench.mjs takes from manifests/deployment.yaml
+// (logging at info, the overload guard on, NODE_OPTIONS), its log lines going to stdout, which
+// bench.mjs points at a file. Three routes exist only here:
+// - POST /bench/echo parses the body like a hook route and serialises it back;
+// - POST /bench/floor parses the body like a hook route and answers a fixed object, set with
+//   PUT /bench/floor (bench.mjs sets the hook's own answer to the same body: the same-size floor);
+// - GET /bench/usage reports this process's resident set size and CPU time.
+// Over IPC: { profile: 'start' } and { profile: 'stop', file } run the V8 CPU profiler (no start-up).
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { loadConfig } from '../dist/config.js';
 import { buildServer } from '../dist/server.js';
+import { serverOptionsFrom } from '../dist/server-options.js';
 
-const app = await buildServer({ logger: false, overload: { maxEventLoopDelayMs: 0 } });
+const config = loadConfig(process.env);
+const app = await buildServer(serverOptionsFrom(config));
+let floor = {};
+app.put('/bench/floor', async (request) => {
+  floor = request.body;
+  return { ok: true };
+});
+app.post('/bench/floor', async () => floor);
 app.post('/bench/echo', async (request) => request.body);
-app.get('/bench/rss', async () => ({ rss: process.memoryUsage().rss }));
+app.get('/bench/usage', async () => {
+  const cpu = process.cpuUsage();
+  return { rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system };
+});
 await app.listen({ port: 0, host: '127.0.0.1' });
-process.send?.({ port: app.server.address().port });
+
+const session = new Session();
+session.connect();
+process.on('message', async (message) => {
+  if (message?.profile === 'start') {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+    process.send({ profile: 'started' });
+  } else if (message?.profile === 'stop') {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(message.file, JSON.stringify(profile));
+    process.send({ profile: 'stopped' });
+  }
+});
+process.send?.({ port: app.server.address().port, logLevel: config.logLevel, maxEventLoopDelayMs: config.maxEventLoopDelayMs });
 process.on('disconnect', () => app.close().then(() => process.exit(0)));

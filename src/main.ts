@@ -1,6 +1,7 @@
 // Process entry point: configuration from the environment, listen, graceful shutdown.
 import { ConfigError, loadConfig } from './config.js';
 import { buildServer } from './server.js';
+import { serverOptionsFrom } from './server-options.js';
 
 async function main(): Promise<void> {
   let config;
@@ -14,16 +15,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const fixedClock = config.clock;
-  const app = await buildServer({
-    logLevel: config.logLevel,
-    bodyLimit: config.bodyLimit,
-    maxInflightBytes: config.maxInflightBytes,
-    tls: config.tls,
-    capture: config.capture,
-    clock: fixedClock ? () => fixedClock : undefined,
-    randomSeed: config.randomSeed,
-    overload: { maxEventLoopDelayMs: config.maxEventLoopDelayMs },
-  });
+  const app = await buildServer(serverOptionsFrom(config));
   if (fixedClock || config.randomSeed) {
     app.log.warn({ clock: fixedClock?.toISOString(), randomSeed: config.randomSeed !== undefined }, 'replay mode: CLOCK/RANDOM_SEED pin the hooks; never run this way in a cluster');
   }

@@ -1,5 +1,6 @@
-// `npm run bench` on a short run: the report on stdout, progress on stderr, BENCHMARKS.md written
-// only with --write (here to a copy).
+// `npm run bench` on its smoke configuration (--smoke: every section, tiny cells): the report on
+// stdout, progress on stderr, BENCHMARKS.md written only with --write (here to a copy). No
+// figure is asserted (no timed tests): only that every section and row is there.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
@@ -7,25 +8,52 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './support/shared.js';
 
-// Two short runs of about 25 s each, on a machine that may be busy.
-t.setTimeout(400_000);
+// Two smoke runs of about 15 s each, on a machine that may be busy.
+t.setTimeout(300_000);
 const BENCH = join(REPO_ROOT, 'bench', 'bench.mjs');
 const tmp = () => mkdtempSync(join(tmpdir(), 'c5c3-bench-'));
-const CLIS = { bench: BENCH };
+const run = (...args: string[]) => spawnSync(process.execPath, [BENCH, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 200_000 });
+
+t.test('usage errors exit 2 without measuring', async (t) => {
+  for (const args of [['--seconds', '0'], ['--repeats', '1.5'], ['--nope']]) {
+    const r = run(...args);
+    t.equal(r.status, 2, args.join(' '));
+    t.match(r.stderr, /usage: npm run bench/);
+    t.equal(r.stdout, '');
+  }
+  const help = run('--help');
+  t.equal(help.status, 0);
+  t.match(help.stdout, /--long .*BENCH_LONG requests \(default 1000000\)/);
+});
 
 t.test('bench prints its report and progress, and writes only with --write', async (t) => {
   const before = statSync(join(REPO_ROOT, 'BENCHMARKS.md')).mtimeMs;
-  const out = join(tmp(), 'bench.md');
-  const r = spawnSync(process.execPath, [CLIS.bench!, '--seconds', '1', '--long', '300'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 300_000 });
+  const r = run('--smoke');
   t.equal(r.status, 0, r.status === 0 ? 'exits 0' : r.stderr);
-  t.match(r.stdout, /^# Benchmarks/, 'the report on stdout');
+  t.match(r.stdout, /^# Benchmarks\n\nMachine: .* Node v\d+\.\d+\.\d+\. Date: \d{4}-\d{2}-\d{2}\. .*log level info .*in-flight bodies 8Mi, NODE_OPTIONS `--max-old-space-size=128/, 'machine, Node, date, production configuration');
+  t.match(r.stdout, /overload guard off \(smoke run only\)/, 'a smoke run on a busy machine is not failed by the overload guard');
+  // One row per case and concurrency, each with its ratio to the same-size floor.
+  for (const name of ['sync, converged', 'sync, fresh', 'finalize, first step']) {
+    for (const conc of [1, 16]) t.match(r.stdout, new RegExp(`\\n\\| ${name} \\| \\d+ \\| \\d+ \\| ${conc} \\| .*\\| ratio \\d+\\.\\d\\d`), `${name} at ${conc}`);
+  }
+  // The scaling rows, still converged.
+  for (const dimension of ['observed children', 'CredentialRotations', 'access rules']) {
+    for (const n of [1, 3]) t.match(r.stdout, new RegExp(`\\n\\| ${dimension} \\| ${n} \\| \\d+ \\| True AllReady \\| .*\\| ratio \\d+\\.\\d\\d`), `${dimension} × ${n}`);
+  }
+  t.notMatch(r.stdout, /extra Secrets/, 'the unrelated-Secrets case is gone');
+  t.match(r.stdout, /slope -?\d+\.\d\d MB per 100,000 requests/, 'RSS slope');
+  t.match(r.stdout, /\| package \| inclusive \| self \|\n\|---\|---\|---\|\n\| [^\n]+ \| \d+\.\d % \| \d+\.\d % \|/, 'profile by package');
+  t.match(r.stdout, /Log lines written by the server during the run: [1-9]/, 'the server logged');
   t.match(r.stderr, /bench \[\d+ s\]: \/controlplane\/sync at concurrency 16/, 'progress on stderr');
   t.match(r.stderr, /report not written; run with --write/);
   t.equal(statSync(join(REPO_ROOT, 'BENCHMARKS.md')).mtimeMs, before, 'BENCHMARKS.md untouched');
+
+  const out = join(tmp(), 'bench.md');
   copyFileSync(join(REPO_ROOT, 'BENCHMARKS.md'), out);
-  const w = spawnSync(process.execPath, [CLIS.bench!, '--seconds', '1', '--long', '300', '--write', '--output', out], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 300_000 });
+  const w = run('--smoke', '--write', '--output', out);
   t.equal(w.status, 0, w.status === 0 ? 'exits 0' : w.stderr);
   const written = readFileSync(out, 'utf8');
   t.match(written, /^# Benchmarks\n[\s\S]*\n## Reading the numbers/, 'written, the hand-written reading kept');
-  t.match(written, /1 s per measurement/);
+  t.match(written, /Smoke run/);
+  t.equal(written.split('\n## Reading the numbers')[0]!.trimEnd(), w.stdout.trimEnd(), 'what was printed is what was written');
 });

@@ -5,6 +5,7 @@
 // call is replaced) and by the ControlPlane hook (condition messages copied from children never
 // carry one into the status).
 import { parse } from 'yaml';
+import { BoundedMemo } from '../memo.js';
 
 /** Values shorter than this are replaced only where they stand whole, never inside other text. */
 export const MIN_SECRET_LENGTH = 6;
@@ -64,10 +65,22 @@ export function cloudAuthSecrets(doc: JsonObject): { value: string; replace: (te
   return out;
 }
 
+/**
+ * The clouds.yaml documents of the last calls (the ControlPlane hook reads the same few on every
+ * sync of a ControlPlane): parsing is the costly part, the answer a pure function of the text.
+ * Documents above MEMO_MAX_TEXT are parsed every time (nothing large is kept).
+ */
+const documentValues = new BoundedMemo<readonly string[]>(256);
+const MEMO_MAX_TEXT = 16 * 1024;
+
 /** The secret values one Secret value stands for: itself, and a clouds.yaml's auth secrets. */
-export function valuesOfSecretText(text: string): string[] {
-  const doc = cloudsDocument(text);
-  return doc ? [text, ...cloudAuthSecrets(doc).map((s) => s.value)] : [text];
+export function valuesOfSecretText(text: string): readonly string[] {
+  if (!text.includes('clouds')) return [text];
+  const compute = () => {
+    const doc = cloudsDocument(text);
+    return Object.freeze(doc ? [text, ...cloudAuthSecrets(doc).map((s) => s.value)] : [text]);
+  };
+  return text.length > MEMO_MAX_TEXT ? compute() : documentValues.get(text, compute);
 }
 
 /** Secret values held by the Secrets among `objects` (top level only; identifiers left out). */

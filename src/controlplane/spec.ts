@@ -8,6 +8,7 @@ import { at, isObject, isObjectName, stringAt } from '../k8s/read.js';
 import { HTTP_METHODS, type AccessRule } from './korc/application-credential.js';
 import { childNames } from './names.js';
 import { ownedNameProblem } from './owned-names.js';
+import { BoundedMemo } from '../memo.js';
 
 const validateSpec = compileValidator<ControlPlaneSpec>(ControlPlaneSpec, 'spec');
 
@@ -61,11 +62,33 @@ export interface SpecReading {
 const usable = <T>(value: T): Resolved<T> => ({ ok: true, value });
 const refused = <T>(errors: string[]): Resolved<T> => ({ ok: false, errors });
 
+/**
+ * Readings of the last specs seen (a ControlPlane's spec is the same sync after sync): reading is
+ * a pure function of the spec's JSON text and the ControlPlane's name. A reading is shared, so it
+ * is frozen through: a stage that tried to change it would throw (no stage does). Specs above
+ * MEMO_MAX_SPEC characters are read every time.
+ */
+const readings = new BoundedMemo<SpecReading>(256);
+const MEMO_MAX_SPEC = 64 * 1024;
+
 /** `spec` of the ControlPlane named `cp`: defaulted, validated and resolved. */
 export function readSpec(raw: unknown, cp: string): SpecReading {
-  const { value: spec, errors } = validateSpec(isObject(raw) ? raw : {});
-  if (!isObject(raw)) errors.unshift('spec: must be an object');
-  return { spec, errors, resolved: resolveSpec(spec, cp) };
+  const read = (): SpecReading => {
+    const { value: spec, errors } = validateSpec(isObject(raw) ? raw : {});
+    if (!isObject(raw)) errors.unshift('spec: must be an object');
+    return deepFreeze({ spec, errors, resolved: resolveSpec(spec, cp) });
+  };
+  if (!isObject(raw)) return read();
+  const key = JSON.stringify([cp, raw]);
+  return key.length > MEMO_MAX_SPEC ? read() : readings.get(key, read);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 export function resolveSpec(spec: ControlPlaneSpec, cp: string): ResolvedSpec {

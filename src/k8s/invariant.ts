@@ -18,11 +18,12 @@ export function keepObserved(desired: KubeObject[], observed: ObjectIndex, relea
     const live = observed.getById(id);
     out.push(live && isTerminating(live) ? keepAsIs(live) : want);
   }
+  // Identities computed once per object (the index holds them), not inside the comparator.
   const rest = observed
-    .all()
-    .filter((o) => !seen.has(identity(o)) && !released.has(identity(o)))
-    .sort((a, b) => (identity(a) < identity(b) ? -1 : 1));
-  for (const live of rest) out.push(keepAsIs(live));
+    .entries()
+    .filter(([id]) => !seen.has(id) && !released.has(id))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  for (const [, live] of rest) out.push(keepAsIs(live));
   return out;
 }
 
@@ -33,9 +34,6 @@ export class InvariantViolation extends Error {
 /** Throws unless every observed child is in `children` or was released. */
 export function assertKeepsObserved(children: KubeObject[], observed: ObjectIndex, released: ReadonlySet<string>): void {
   const returned = new Set(children.map(identity));
-  const missing = observed
-    .all()
-    .map(identity)
-    .filter((id) => !returned.has(id) && !released.has(id));
+  const missing = observed.ids().filter((id) => !returned.has(id) && !released.has(id));
   if (missing.length > 0) throw new InvariantViolation(`response would delete observed children: ${missing.join(', ')}`);
 }

@@ -23,6 +23,8 @@ export function identity(obj: { apiVersion: string; kind: string; metadata: { na
 
 export class ObjectIndex {
   private readonly byId = new Map<string, KubeObject>();
+  /** The same objects by `apiVersion|kind` (ofKind without a scan of everything). */
+  private readonly byKind = new Map<string, Map<string, KubeObject>>();
 
   constructor(map: unknown, defaultNamespace?: string) {
     if (!isObject(map)) return;
@@ -34,7 +36,12 @@ export class ObjectIndex {
           defaultNamespace && !obj.metadata.namespace && !CLUSTER_SCOPED_KINDS.has(obj.kind)
             ? { ...obj, metadata: { ...obj.metadata, namespace: defaultNamespace } }
             : obj;
-        this.byId.set(identity(placed), placed);
+        const id = identity(placed);
+        this.byId.set(id, placed);
+        const kindKey = `${placed.apiVersion}|${placed.kind}`;
+        let ofKind = this.byKind.get(kindKey);
+        if (!ofKind) this.byKind.set(kindKey, (ofKind = new Map()));
+        ofKind.set(id, placed);
       }
     }
   }
@@ -49,11 +56,22 @@ export class ObjectIndex {
 
   /** Every object of one kind. */
   ofKind(kind: KindInfo): KubeObject[] {
-    return [...this.byId.values()].filter((o) => o.apiVersion === kind.apiVersion && o.kind === kind.kind);
+    const ofKind = this.byKind.get(`${kind.apiVersion}|${kind.kind}`);
+    return ofKind ? [...ofKind.values()] : [];
   }
 
   all(): KubeObject[] {
     return [...this.byId.values()];
+  }
+
+  /** Every object's identity (as identity() computes it), in the order of all(). */
+  ids(): string[] {
+    return [...this.byId.keys()];
+  }
+
+  /** Every object with its identity, in the order of all(). */
+  entries(): [string, KubeObject][] {
+    return [...this.byId.entries()];
   }
 }
 

@@ -7,6 +7,7 @@ import { parse, stringify } from 'yaml';
 import { isObject } from '../../k8s/read.js';
 import { OPENSTACK_ADMIN, keystoneInternalUrl } from '../names.js';
 import type { StageInput } from '../stage.js';
+import { BoundedMemo } from '../../memo.js';
 
 /** K-ORC runs in-cluster: every clouds.yaml selects the internal endpoints. */
 export const ENDPOINT_TYPE = 'internal';
@@ -22,7 +23,22 @@ export function cloudTarget(input: Pick<StageInput, 'cp' | 'spec'>, cloudName: s
   return { cloudName, authUrl: keystoneInternalUrl(input.cp.namespace, input.cp.name), region: input.spec.region ?? '' };
 }
 
+/**
+ * Rendered and parsed documents, keyed by everything they are made from: the K-ORC stage renders
+ * and the AdminCredential stage re-renders the same documents on every sync of a ControlPlane,
+ * and the materialised clouds.yaml is parsed on each of them. 256 entries cover a few hundred
+ * ControlPlanes per replica at a few hundred bytes each.
+ */
+const MEMO_ENTRIES = 256;
+const rendered = new BoundedMemo<string>(MEMO_ENTRIES);
+const parsed = new BoundedMemo<ParsedCloud>(MEMO_ENTRIES);
+
 function render(target: CloudTarget, auth: Record<string, string>, authType?: string): string {
+  const key = JSON.stringify([target.cloudName, target.region, authType ?? null, auth]);
+  return rendered.get(key, () => renderNow(target, auth, authType));
+}
+
+function renderNow(target: CloudTarget, auth: Record<string, string>, authType?: string): string {
   const cloud: Record<string, unknown> = { auth };
   if (authType) cloud.auth_type = authType;
   cloud.endpoint_type = ENDPOINT_TYPE;
@@ -66,6 +82,10 @@ export type ParsedCloud =
  * newline) reads the same.
  */
 export function readApplicationCredential(document: string, cloudName: string): ParsedCloud {
+  return parsed.get(JSON.stringify([cloudName, document]), () => Object.freeze(readNow(document, cloudName)));
+}
+
+function readNow(document: string, cloudName: string): ParsedCloud {
   let doc: unknown;
   try {
     doc = parse(document);
@@ -80,5 +100,5 @@ export function readApplicationCredential(document: string, cloudName: string): 
   const id = auth.application_credential_id;
   const secret = auth.application_credential_secret;
   if (typeof id !== 'string' || typeof secret !== 'string') return { kind: 'no-credential' };
-  return { kind: 'credential', auth: { id, secret } };
+  return { kind: 'credential', auth: Object.freeze({ id, secret }) };
 }

@@ -94,7 +94,10 @@ export function lists(ac: KubeObject, key: string): boolean {
 
 /** Whether the AC was minted for (or predates the latch of) `request`. */
 export function honours(ac: KubeObject, request: LatchedRequest): boolean {
-  const listed = listedBy(ac);
+  return honoursListed(ac, listedBy(ac), request);
+}
+
+function honoursListed(ac: KubeObject, listed: Set<string> | undefined, request: LatchedRequest): boolean {
   const latchedLater = after(request.latchedAt, stringAt(ac, 'metadata', 'creationTimestamp'));
   if (listed === undefined) return !latchedLater;
   return listed.has(request.key) || (listed.has(request.legacyKey) && !latchedLater);
@@ -102,5 +105,7 @@ export function honours(ac: KubeObject, request: LatchedRequest): boolean {
 
 /** Requests the live AC does not honour. */
 export function pendingRequests(requests: LatchedRequest[], ac: KubeObject): LatchedRequest[] {
-  return requests.filter((r) => !honours(ac, r));
+  // The AC's list read once, not once per request (linear in the CredentialRotations).
+  const listed = listedBy(ac);
+  return requests.filter((r) => !honoursListed(ac, listed, r));
 }

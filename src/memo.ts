@@ -1,0 +1,31 @@
+// A small bounded memo for pure functions of their input (clouds.yaml rendering and parsing, the
+// secret values a Secret holds). Not state: the same input gets the same answer whether or not it
+// was remembered, so a hook stays a pure function of its request; the memo only saves recomputing
+// what the previous calls (a converged ControlPlane's sync every few seconds) already computed.
+// Bounded by entry count; the least recently used entry goes first. Values are shared between
+// callers, so they are frozen (callers only read them). Entries live only in this process's memory:
+// never logged, never exported as metrics.
+export class BoundedMemo<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly limit: number) {}
+
+  /** The value for `key`, computing (and remembering) it when not remembered. */
+  get(key: string, compute: () => V): V {
+    const hit = this.entries.get(key);
+    if (hit !== undefined || this.entries.has(key)) {
+      // Most recently used last: re-insert.
+      this.entries.delete(key);
+      this.entries.set(key, hit as V);
+      return hit as V;
+    }
+    const value = compute();
+    this.entries.set(key, value);
+    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
+    return value;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -1,0 +1,77 @@
+// The bounded memos of the hot path (src/memo.ts): a remembered answer is the answer computed
+// afresh, whatever was asked before and however full the memo is; the memo stays bounded; what it
+// hands out cannot be changed by one caller for the next.
+import t from 'tap';
+import { parse } from 'yaml';
+import { BoundedMemo } from '../src/memo.js';
+import { applicationCredentialCloud, passwordCloud, readApplicationCredential, type CloudTarget } from '../src/controlplane/korc/clouds-yaml.js';
+import { valuesOfSecretText } from '../src/capture/secret-values.js';
+import { redactConditionMessages } from '../src/controlplane/redact-status.js';
+import { secret } from './support/world.js';
+import type { Obj } from './support/shared.js';
+
+t.test('BoundedMemo computes once per key, keeps at most its limit, least recently used out first', async (t) => {
+  const memo = new BoundedMemo<string>(2);
+  let computed = 0;
+  const get = (k: string) => memo.get(k, () => `${k}:${++computed}`);
+  t.equal(get('a'), 'a:1');
+  t.equal(get('a'), 'a:1', 'remembered');
+  t.equal(get('b'), 'b:2');
+  t.equal(get('a'), 'a:1', 'a is now the most recently used');
+  t.equal(get('c'), 'c:3');
+  t.equal(memo.size, 2, 'bounded');
+  t.equal(get('a'), 'a:1', 'a kept');
+  t.equal(get('b'), 'b:4', 'b (least recently used) was dropped and is computed again');
+  const undef = new BoundedMemo<string | undefined>(4);
+  let calls = 0;
+  undef.get('x', () => (calls++, undefined));
+  undef.get('x', () => (calls++, undefined));
+  t.equal(calls, 1, 'an undefined answer is remembered too');
+});
+
+const target = (i: number): CloudTarget => ({ cloudName: `cloud-${i % 3}`, authUrl: `http://keystone-${i}.ns.svc/v3`, region: i % 2 ? 'RegionOne' : '' });
+
+t.test('clouds.yaml: rendered and parsed answers are those computed afresh, across more inputs than the memo holds', async (t) => {
+  // 600 distinct inputs (over the 256 remembered), each asked twice, interleaved.
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < 600; i++) {
+      const pw = passwordCloud(target(i), `password-${i}`);
+      const doc = parse(pw) as Obj;
+      t.equal(doc.clouds[`cloud-${i % 3}`].auth.password, `password-${i}`, `password cloud ${i}`);
+      const ac = applicationCredentialCloud(target(i), `id-${i}`, `secret-${i}`);
+      const read = readApplicationCredential(ac, `cloud-${i % 3}`);
+      if (read.kind !== 'credential' || read.auth.id !== `id-${i}` || read.auth.secret !== `secret-${i}`) t.fail(`application-credential cloud ${i}: ${JSON.stringify(read)}`);
+      t.equal(readApplicationCredential(ac, 'another-cloud').kind, 'no-credential', 'keyed by the cloud name too');
+    }
+  }
+  t.same(readApplicationCredential(': not yaml: [', 'x'), { kind: 'unparsable' });
+  const read = readApplicationCredential(applicationCredentialCloud(target(1), 'id-1', 'secret-1'), 'cloud-1');
+  t.ok(Object.isFrozen(read) && read.kind === 'credential' && Object.isFrozen(read.auth), 'shared answers are frozen');
+  t.throws(() => {
+    'use strict';
+    (read as { auth: { secret: string } }).auth.secret = 'poisoned';
+  });
+  t.same(readApplicationCredential(applicationCredentialCloud(target(1), 'id-1', 'secret-1'), 'cloud-1'), { kind: 'credential', auth: { id: 'id-1', secret: 'secret-1' } });
+});
+
+t.test('clouds.yaml secret values: remembered answers are the fresh ones; frozen', async (t) => {
+  for (let i = 0; i < 300; i++) {
+    const doc = passwordCloud(target(i), `pw-${i}-long`);
+    t.same(valuesOfSecretText(doc), [doc, `pw-${i}-long`]);
+    t.same(valuesOfSecretText(doc), [doc, `pw-${i}-long`]);
+  }
+  t.ok(Object.isFrozen(valuesOfSecretText(passwordCloud(target(1), 'pw-1-long'))));
+  t.same(valuesOfSecretText('plain value'), ['plain value']);
+});
+
+t.test('status redaction: each request redacts its own Secrets, whatever the previous ones held', async (t) => {
+  const message = (values: string[]) => `said ${values.join(' and ')}`;
+  for (let i = 0; i < 100; i++) {
+    const mine = [`first-secret-${i}`, `second-secret-${i}`];
+    const other = `first-secret-${i + 1}`;
+    const request = { children: {}, related: { 'Secret.v1': { 'ns/a': secret('ns', 'a', { password: mine[0]!, token: mine[1]! }) } } };
+    const condition = { type: 'X', status: 'False', reason: 'Y', message: `${message(mine)}; ${other}` };
+    const out = redactConditionMessages({ status: { conditions: [condition] }, children: [] }, request as never);
+    t.equal((out.status as Obj).conditions[0].message, `said [redacted] and [redacted]; ${other}`, `request ${i}`);
+  }
+});
