@@ -65,6 +65,12 @@ function withoutUndefined<T extends Record<string, unknown>>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
 }
 
+/** The image Keystone runs for this spec: services.keystone.image, else ghcr.io/c5c3/keystone:<openStackRelease>. */
+export function effectiveKeystoneImage(spec: ControlPlaneSpec): { repository: string; tag: string } {
+  const image = spec.services.keystone.image;
+  return image ? { repository: image.repository, tag: image.tag } : { repository: KEYSTONE_IMAGE_REPOSITORY, tag: spec.openStackRelease };
+}
+
 /** The Keystone spec; `rotationCron` is intervalToCron's result (validated by the caller). */
 export function keystoneSpec(spec: ControlPlaneSpec, cp: string, rotationCron: string | undefined): Record<string, unknown> {
   const keystone = spec.services.keystone;
@@ -89,9 +95,7 @@ export function keystoneSpec(spec: ControlPlaneSpec, cp: string, rotationCron: s
   const adminRef = effectiveAdminPasswordRef(spec, cp);
   return withoutUndefined({
     replicas: keystone.replicas,
-    image: keystone.image
-      ? { repository: keystone.image.repository, tag: keystone.image.tag }
-      : { repository: KEYSTONE_IMAGE_REPOSITORY, tag: spec.openStackRelease },
+    image: effectiveKeystoneImage(spec),
     database,
     cache: cacheSpec,
     bootstrap: withoutUndefined({
