@@ -44,3 +44,17 @@ export function checkPath(from: string, to: string): PathCheck {
     message: `upgrade ${path} refused: skipping releases is supported only from one SLURP release to the next (YYYY.1 → YYYY+1.1)`,
   };
 }
+
+const fromOrdinal = (n: number): string => `${Math.floor(n / 2)}.${(n % 2) + 1}`;
+
+/** The release one forward (2025.1 → 2025.2 → 2026.1); undefined for an unparsable one. */
+export function nextRelease(text: string): string | undefined {
+  const r = parseRelease(text);
+  return r ? fromOrdinal(ordinal(r) + 1) : undefined;
+}
+
+/** The release one back (2025.2 → 2025.1 → 2024.2); undefined for an unparsable one. */
+export function previousRelease(text: string): string | undefined {
+  const r = parseRelease(text);
+  return r ? fromOrdinal(ordinal(r) - 1) : undefined;
+}
