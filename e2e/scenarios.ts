@@ -571,9 +571,15 @@ const UPGRADE = {
   spec: { ...structuredClone(BROWNFIELD.spec), openStackRelease: '2025.1', rolloutDeadline: '1m' },
 };
 
+/** Patches the release and waits for `until`; the phases are every updatePhase the watch saw. */
 async function rollout(ctx: Ctx, release: string, until: (cp: Obj) => boolean, timeoutMs: number): Promise<{ cp: Obj; phases: string[] }> {
   const ref = cpRef(UPGRADE.metadata.namespace, UPGRADE.metadata.name);
-  const phases: string[] = [];
+  const mark = Date.now();
+  const seen = () => {
+    const all = ctx.rec.since(mark, (e) => e.kind === 'ControlPlane' && e.namespace === ref.namespace && e.name === ref.name && e.updatePhase !== undefined).map((e) => e.updatePhase!);
+    const from = all.findIndex((p) => p !== 'Idle'); // the events before the rollout began say Idle
+    return from < 0 ? [] : all.slice(from).filter((p, i, a) => p !== a[i - 1]);
+  };
   await ctx.kube.mergePatch(ref, { spec: { openStackRelease: release } });
   let last: Obj | undefined;
   try {
@@ -581,16 +587,17 @@ async function rollout(ctx: Ctx, release: string, until: (cp: Obj) => boolean, t
       `rollout to ${release}`,
       async () => {
         last = await ctx.kube.get(ref);
-        const phase = last?.status?.updatePhase;
-        if (typeof phase === 'string' && phase !== phases.at(-1)) phases.push(phase);
-        return phases.length > 1 && until(last!) ? last : undefined;
+        return seen().some((p) => p !== 'Idle') && until(last!) ? last : undefined;
       },
       timeoutMs,
       ctx,
       200,
     );
-    return { cp, phases };
+    // The watch may deliver the last events a moment after the GET saw them.
+    await sleep(1000);
+    return { cp, phases: seen() };
   } catch (err) {
+    const phases = seen();
     throw new AssertionError(`${(err as Error).message}; phases seen: ${phases.join(' → ')}; conditions: ${conditionsLine(last)}`);
   }
 }
@@ -615,7 +622,7 @@ function upgradeScenarios(): Scenario[] {
         const mark = Date.now();
         const { cp, phases } = await rollout(ctx, '2025.2', (o) => o.status?.updatePhase === 'Idle' && o.status?.lastUpdate?.result === 'Complete' && condition(o, 'Ready')?.status === 'True', 180_000);
         console.log(`    phases: ${phases.join(' → ')}`);
-        const want = ['Idle', 'Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'Idle'];
+        const want = ['Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'Idle'];
         check(JSON.stringify(phases) === JSON.stringify(want), `phases ${phases.join(' → ')}, not ${want.join(' → ')}`);
         check(cp.status.services?.[0]?.release === '2025.2', `services[keystone].release is ${cp.status.services?.[0]?.release}`);
         check((await keystoneImage(ctx)) === 'ghcr.io/c5c3/keystone:2025.2', `Keystone runs ${await keystoneImage(ctx)}`);

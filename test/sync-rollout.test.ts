@@ -331,3 +331,18 @@ t.test('deletion during a rollout: finalize answers and carries the rollout as i
   t.equal(body.status.updatePhase, 'UpdatingKeystone');
   t.ok(body.children.length < trail.world.children.length, 'the teardown proceeds (K-ORC objects first)');
 });
+
+t.test('an unreadable release mid-rollout: InvalidSpec, the rollout carried unchanged, nothing dropped', async (t) => {
+  const app = await server({ now: FIXED_NOW });
+  t.teardown(() => app.close());
+  const world = edited(await running(app), (s) => (s.openStackRelease = '2025.2'));
+  const trail = await roll(app, world, operator({ lagging: true }), 10, (w) => w.response.status.updatePhase === 'UpdatingKeystone');
+  const bad = edited(trail.world, (s) => (s.openStackRelease = 'latest'));
+  const res = await post(app, '/controlplane/sync', syncRequest(bad.parent, bad.children, bad.related));
+  t.equal(res.status, 200);
+  const body = res.json as Obj;
+  t.match(conditionOf(body.status, 'KeystoneReady'), { status: 'False', reason: 'InvalidSpec', message: /spec.openStackRelease/ });
+  t.equal(body.status.updatePhase, 'UpdatingKeystone', 'the phase does not move');
+  t.same(body.status.rollout, trail.world.response.status.rollout, 'the rollout record is carried as it was');
+  t.equal(body.children.length, bad.children.length, 'every child kept');
+});

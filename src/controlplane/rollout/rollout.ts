@@ -57,7 +57,10 @@ export interface RolloutPlan {
   deadlineSeconds: number;
   /** The Ready aggregate while held after a rollback. */
   ready?: ConditionDecision;
-  /** The rollout (re)started with this answer: Validating is shown before its exit is tested. */
+  /**
+   * No exit is tested this answer: the phase was entered with it (each phase is shown before its
+   * exit is tested), or the spec's release is unreadable.
+   */
   entered?: boolean;
   generation: number;
 }
@@ -185,8 +188,13 @@ export function planRollout(input: RolloutInput): RolloutPlan {
     generation: input.generation,
   };
   const target = targetOf(input.spec);
-  // An unreadable spec (the stages report it): the rollout is carried over untouched.
-  if (!target) return { ...base, memory: previous, release: previous.release, ...(previous.rollout ? { keystone: directiveFor(previous.phase, previous.rollout) } : {}) };
+  // An unreadable release (the Keystone stage reports InvalidSpec): the rollout is carried over
+  // untouched and does not advance (no exit is tested) until the spec is readable again.
+  if (!target) {
+    const carried: RolloutPlan = { ...base, memory: previous, release: previous.release, entered: true };
+    if (previous.rollout) carried.keystone = directiveFor(previous.phase, previous.rollout);
+    return carried;
+  }
   const withTarget = { ...base, target };
   const r = previous.rollout;
 
