@@ -17,6 +17,8 @@ export interface Event {
   generation: number | undefined;
   /** The object carried `spec.managedOptions.onDelete: detach` (K-ORC). */
   detach: boolean;
+  /** A ControlPlane's status.updatePhase (release rollouts); every status write is an event. */
+  updatePhase?: string;
   at: number;
 }
 
@@ -47,6 +49,7 @@ export class Recorder {
               terminating: e.type === 'DELETED' || !!o.metadata?.deletionTimestamp,
               generation: o.metadata?.generation,
               detach: o.spec?.managedOptions?.onDelete === 'detach',
+              ...(typeof o.status?.updatePhase === 'string' ? { updatePhase: o.status.updatePhase } : {}),
               at: Date.now(),
             });
           },

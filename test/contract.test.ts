@@ -14,13 +14,14 @@ t.test('KeystoneReady is True only for the Keystone this answer desires, Ready a
   const world = await converge(app, managedCP());
   t.match(conditionOf(world.response.status, 'KeystoneReady'), { status: 'True' });
 
-  // A release bump: the answer projects the new image, the live Keystone still runs the old one.
+  // A Keystone spec change (replicas; a release change is a rollout, test/sync-rollout.test.ts):
+  // the answer projects it, the live Keystone still runs the old spec.
   const bumped = structuredClone(world.parent);
   bumped.metadata.generation = 2;
-  bumped.spec.openStackRelease = '2026.1';
+  bumped.spec.services.keystone.replicas = 7;
   const res = await sync(app, bumped, world.children, world.related);
   t.match(conditionOf(res.status, 'KeystoneReady'), { status: 'False', reason: 'WaitingForKeystone', message: /does not carry the desired spec yet/ });
-  t.match(conditionOf(res.status, 'Ready'), { status: 'False' }, 'never Ready with the new release before Keystone rolled it out');
+  t.match(conditionOf(res.status, 'Ready'), { status: 'False' }, 'never Ready with the new spec before Keystone rolled it out');
 
   // Applied, but the Keystone operator has not reconciled the new generation yet.
   const lagging: StatusOf = (c, g) => (c.kind === 'Keystone' ? { conditions: [readyCondition(true)], observedGeneration: g - 1 } : healthy(c, g));

@@ -29,7 +29,7 @@ t.test('generated CRDs: status subresource, printer columns, names', async (t) =
     t.equal(crd.spec.scope, 'Namespaced');
     t.ok(v.served && v.storage);
   }
-  t.same(cp.spec.versions[0]!.additionalPrinterColumns.map((c) => c.name), ['Ready', 'Release', 'Age']);
+  t.same(cp.spec.versions[0]!.additionalPrinterColumns.map((c) => c.name), ['Ready', 'Release', 'Phase', 'Age']);
 });
 
 t.test('the minimal example gets the reference webhook defaults from the schema', async (t) => {
@@ -68,11 +68,18 @@ t.test('CEL admission rules refuse what the reference webhook refused', async (t
     ['empty keystone policy rule value', (s) => (s.services.keystone.policyOverrides = { rules: { a: '' } }), /policy rule value must not be empty/],
     ['bad rotation mode', (s) => (s.korc.adminCredential.applicationCredential.rotation.mode = 'Weekly'), /allowed values/],
     ['keystone replicas 0', (s) => (s.services.keystone.replicas = 0), /must be >= 1/],
+    ['rolloutDeadline 30s', (s) => (s.rolloutDeadline = '30s'), /rolloutDeadline must be a duration between 1m and 24h/],
+    ['rolloutDeadline 25h', (s) => (s.rolloutDeadline = '25h'), /rolloutDeadline must be a duration between 1m and 24h/],
+    ['rolloutDeadline 15 minutes', (s) => (s.rolloutDeadline = '15 minutes'), /rolloutDeadline must be a duration between 1m and 24h/],
   ];
   for (const [name, mutate, expected] of cases) {
     const { errors } = admit.ControlPlane(withSpec(mutate));
     t.match(errors.join('\n'), expected, name);
   }
+  for (const deadline of ['1m', '15m', '90s', '2h30m', '24h']) {
+    t.same(admit.ControlPlane(withSpec((s) => (s.rolloutDeadline = deadline))).errors, [], `rolloutDeadline ${deadline} is accepted`);
+  }
+  t.equal(base().spec.rolloutDeadline, '15m', 'rolloutDeadline defaults to 15m');
   for (const interval of ['24h', '48h', '168h', '1440m', '24h0m0s', '86400s']) {
     t.same(admit.ControlPlane(withSpec((s) => (s.services.keystone.rotationInterval = interval))).errors, [], `rotationInterval ${interval} is accepted`);
   }

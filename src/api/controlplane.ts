@@ -38,13 +38,20 @@ export const DEFAULTS = {
   cloudCredentialsSecretName: 'k-orc-clouds-yaml',
   restricted: true,
   rotationMode: 'PasswordDriven',
+  rolloutDeadline: '15m',
 } as const;
 
 export const ROTATION_MODES = ['PasswordDriven', 'Scheduled', 'Manual'] as const;
 /** How the admin application credential rotates (spec.korc.adminCredential.applicationCredential.rotation.mode). */
 export type RotationMode = (typeof ROTATION_MODES)[number];
 export const TLS_MODES = ['prefer', 'require', 'verify-ca', 'verify-full'] as const;
-export const UPDATE_PHASES = ['Idle', 'Updating', 'UpdatingServices', 'Verifying', 'RollingBack'] as const;
+/** Seed 002's rollout phases (README "Release upgrades"); Idle at rest. */
+export const UPDATE_PHASES = ['Idle', 'Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'RollingBack'] as const;
+export const UPDATE_RESULTS = ['Complete', 'RolledBack', 'Cancelled'] as const;
+
+/** A Go duration of whole h/m/s components between 1m and 24h (the rollout deadline). */
+export const ROLLOUT_DEADLINE_RULE =
+  `self.matches('^([0-9]+(h|m|s))+$') && duration(self) >= duration('1m') && duration(self) <= duration('24h')`;
 
 /** `^\d{4}\.\d$`: the OpenStack date-based release (2024.1, 2025.2). */
 export const OPENSTACK_RELEASE_PATTERN = '^\\d{4}\\.\\d$';
@@ -322,6 +329,16 @@ export const ControlPlaneSpec = Type.Object(
       description: 'OpenStack release (YYYY.N, e.g. 2025.2); it tags the service images. Cannot be downgraded.',
       ...cel({ rule: 'self >= oldSelf', message: 'openStackRelease cannot be downgraded' }),
     }),
+    rolloutDeadline: Type.Optional(
+      Type.String({
+        default: DEFAULTS.rolloutDeadline,
+        maxLength: 32,
+        description:
+          'How long each waiting phase of a release rollout (UpdatingInfra, UpdatingKeystone, Verifying) may take ' +
+          'before the rollout fails and is rolled back: a Go duration between 1m and 24h.',
+        ...cel({ rule: ROLLOUT_DEADLINE_RULE, message: 'rolloutDeadline must be a duration between 1m and 24h (e.g. 15m)' }),
+      }),
+    ),
     region: Type.Optional(
       Type.String({
         default: DEFAULTS.region,
@@ -368,9 +385,54 @@ export const UnappliedChild = Type.Object(
   { description: 'A child that does not yet carry what this ControlPlane asked of it.' },
 );
 
+const RunningTarget = (description: string) =>
+  Type.Object(
+    {
+      release: Type.String({ description: 'OpenStack release.' }),
+      image: Type.Object(
+        { repository: Type.String(), tag: Type.String() },
+        { description: 'The Keystone image.' },
+      ),
+    },
+    { description },
+  );
+
+export const RolloutStatus = Type.Object(
+  {
+    failure: Type.Optional(
+      Type.Object(
+        { message: Type.String(), reason: Type.String() },
+        { description: 'Why the rollout is being rolled back (RollingBack only).' },
+      ),
+    ),
+    from: RunningTarget('The last known-good release and image, restored on rollback.'),
+    generation: Int64({ description: 'The ControlPlane generation the rollout (or its failure) was decided at.' }),
+    phaseStartedAt: Type.String({ format: 'date-time', description: 'When the current phase began (its deadline counts from here).' }),
+    startedAt: Type.String({ format: 'date-time', description: 'When the rollout began.' }),
+    to: RunningTarget('The release and image being rolled out.'),
+  },
+  { description: 'The release rollout in progress (only while updatePhase is not Idle).' },
+);
+
+export const LastUpdateStatus = Type.Object(
+  {
+    finishedAt: Type.String({ format: 'date-time', description: 'When the rollout ended.' }),
+    from: RunningTarget('The release and image before the rollout.'),
+    generation: Int64({ description: 'The ControlPlane generation it ended at; a rolled-back target is held until the spec changes.' }),
+    message: Type.Optional(Type.String({ description: 'Why it was rolled back.' })),
+    reason: Type.Optional(Type.String({ description: 'Why it was rolled back (UpdateDeadlineExceeded, KeystoneUpdateFailed, VerificationFailed).' })),
+    result: StringEnum(UPDATE_RESULTS, { description: 'Complete, RolledBack, or Cancelled (the spec went back to the running release).' }),
+    startedAt: Type.String({ format: 'date-time', description: 'When the rollout began.' }),
+    to: RunningTarget('The release and image the rollout aimed at.'),
+  },
+  { description: 'The record of the last release rollout.' },
+);
+
 export const ControlPlaneStatus = Type.Object(
   {
     adminApplicationCredential: Type.Optional(AdminApplicationCredentialStatus),
+    lastUpdate: Type.Optional(LastUpdateStatus),
+    rollout: Type.Optional(RolloutStatus),
     conditions: Type.Optional(Conditions('The seven stage conditions and the Ready aggregate.')),
     observedGeneration: Type.Optional(Int64({ description: 'The .metadata.generation last reconciled.' })),
     services: Type.Optional(
@@ -387,7 +449,9 @@ export const ControlPlaneStatus = Type.Object(
         maxItems: 64,
       }),
     ),
-    updatePhase: Type.Optional(StringEnum(UPDATE_PHASES, { description: 'Release-update phase (Idle today).' })),
+    updatePhase: Type.Optional(
+      StringEnum(UPDATE_PHASES, { description: 'Release-rollout phase (seed 002); Idle at rest.' }),
+    ),
   },
   { description: 'Observed state of a ControlPlane.' },
 );

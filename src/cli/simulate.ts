@@ -8,6 +8,8 @@ import { buildServer } from '../server.js';
 import { seededRandom } from '../random.js';
 import { AdmissionError, Simulation } from '../sim/simulation.js';
 import { ALL_SCENARIOS, PHASES, SCENARIOS, runPhase, conditionOf } from '../sim/scenarios.js';
+import { SCENARIO_STARTS_ONE_RELEASE_EARLIER } from '../sim/upgrade-phases.js';
+import { previousRelease } from '../controlplane/rollout/release-path.js';
 import { formatRound } from '../sim/timeline.js';
 
 const USAGE = `usage: npm run simulate -- <controlplane.yaml> [--scenario NAME]... [--tick SECONDS] [--max-rounds N] [--seed TEXT]
@@ -69,6 +71,9 @@ async function main(): Promise<number> {
   let sim: Simulation | undefined;
   const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(parsed.values.seed ?? 'simulate') });
   sim = new Simulation({ app, tickSeconds: tick });
+  // An upgrade scenario first installs the release before the file's, then upgrades to it.
+  const earlier = requested.some((s) => SCENARIO_STARTS_ONE_RELEASE_EARLIER.has(s)) ? previousRelease(String(input.spec?.openStackRelease)) : undefined;
+  if (earlier) input.spec.openStackRelease = earlier;
   let cp;
   try {
     cp = sim.createControlPlane(input);

@@ -90,6 +90,19 @@ export const REASON = {
   // Finalize
   FinalizingORC: 'FinalizingORC',
   ORCTeardownStalled: 'ORCTeardownStalled',
+  // Release rollout (seed 002 "Rollout Strategy", README "Release upgrades"): refusals
+  // (KeystoneReady), the Keystone phases (KeystoneReady), the Ready aggregate while a rollout
+  // runs and after a rollback, and why a rollout failed (status.lastUpdate.reason).
+  DowngradeRefused: 'DowngradeRefused',
+  UnsupportedSkipLevel: 'UnsupportedSkipLevel',
+  UnparsableRelease: 'UnparsableRelease',
+  UpdatingKeystone: 'UpdatingKeystone',
+  RollingBack: 'RollingBack',
+  UpdateInProgress: 'UpdateInProgress',
+  RolledBack: 'RolledBack',
+  UpdateDeadlineExceeded: 'UpdateDeadlineExceeded',
+  KeystoneUpdateFailed: 'KeystoneUpdateFailed',
+  VerificationFailed: 'VerificationFailed',
 } as const;
 
 /** A ControlPlane condition reason: one of REASON's values. */
@@ -107,6 +120,8 @@ export const REQUEUE = {
   adminPassword: 10,
   korc: 10,
   duplicate: 30,
+  /** A rollout advances at most one phase per answer; this is the next look while one runs. */
+  rollout: 5,
 } as const;
 
 /** How long a state may last before its condition escalates (seed: remintStallTimeout, cloudsYamlSyncStuckTimeout). */

@@ -14,6 +14,7 @@ import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS } from './conditions.js';
 import { childNames } from './names.js';
 import { readSpec } from './spec.js';
 import { buildStatus } from './status.js';
+import { carriedRollout } from './rollout/rollout.js';
 import { credentialStatus } from './korc/credential-status.js';
 import { controlPlaneRef, type ControlPlaneRef } from './stage.js';
 import type { HookEvent } from '../events.js';
@@ -73,7 +74,7 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
   const korc = (status: 'True' | 'False', reason: string, message: string) =>
     new Map([[CONDITION.KORC, decideCondition(CONDITION.KORC, { status, reason, message }, previous.get(CONDITION.KORC), cp.generation, context.now)]]);
   const status = (decided: ReturnType<typeof korc>) =>
-    buildStatus({ cp, spec, credential: credentialStatus(cp, children, parent.status, context.now), previous, decided, now: context.now });
+    buildStatus({ cp, spec, credential: credentialStatus(cp, children, parent.status, context.now), previous, decided, now: context.now, update: carriedRollout(parent.status, spec) });
   const everythingAsIs = children.all().map(keepAsIs);
 
   if (orc.length === 0) {

@@ -65,6 +65,12 @@ function withoutUndefined(obj: Record<string, unknown>): Record<string, unknown>
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 }
 
+/** The image Keystone runs for this spec: services.keystone.image, else ghcr.io/c5c3/keystone:<openStackRelease>. */
+export function effectiveKeystoneImage(spec: ControlPlaneSpec): { repository: string; tag: string } {
+  const image = spec.services.keystone.image;
+  return image ? { repository: image.repository, tag: image.tag } : { repository: KEYSTONE_IMAGE_REPOSITORY, tag: spec.openStackRelease };
+}
+
 /** What the Keystone spec is made of: the spec and its resolved parts (spec.ts). */
 export interface KeystoneInputs {
   spec: ControlPlaneSpec;
@@ -98,9 +104,7 @@ export function keystoneSpec({ spec, infrastructure, adminPasswordRef, cp, rotat
   });
   return withoutUndefined({
     replicas: keystone.replicas,
-    image: keystone.image
-      ? { repository: keystone.image.repository, tag: keystone.image.tag }
-      : { repository: KEYSTONE_IMAGE_REPOSITORY, tag: spec.openStackRelease },
+    image: effectiveKeystoneImage(spec),
     database,
     cache: cacheSpec,
     bootstrap: withoutUndefined({

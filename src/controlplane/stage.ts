@@ -7,6 +7,7 @@ import type { Decision, Reason, SubConditionType } from './conditions.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
 import type { CredentialStatus } from './korc/credential-status.js';
 import type { ResolvedSpec } from './spec.js';
+import type { KeystoneDirective } from './rollout/rollout.js';
 
 /** The parent as the stages see it. */
 export interface ControlPlaneRef {
@@ -41,6 +42,13 @@ export interface StageInput {
   credential: CredentialStatus | undefined;
   now: Date;
   random: (bytes: number) => Buffer;
+  /** A release rollout's say in this pass (rollout/rollout.ts); absent when none is involved. */
+  rollout?: {
+    /** The image the Keystone stage projects and how KeystoneReady words the rollout. */
+    keystone?: KeystoneDirective;
+    /** While a rollout runs no re-mint starts (korc/mint.ts), with this note. */
+    holdReMint?: string;
+  };
 }
 
 export type StageOutcome =

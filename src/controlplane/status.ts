@@ -8,6 +8,8 @@ import type { CredentialStatus } from './korc/credential-status.js';
 import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS, type Decision } from './conditions.js';
 import type { ControlPlaneRef } from './stage.js';
 import type { UnappliedChild } from './unapplied.js';
+import { rolloutStatusFields } from './rollout/rollout-state.js';
+import type { RolloutOutcome } from './rollout/rollout.js';
 
 
 /** Ready aggregate: True/AllReady only when all seven sub-conditions are True. */
@@ -30,6 +32,11 @@ export interface StatusInput {
   ready?: Decision;
   /** Children asked for and not yet observed as asked (omitted when none). */
   unapplied?: UnappliedChild[];
+  /**
+   * The release rollout after this pass (rollout/rollout.ts): updatePhase, rollout, lastUpdate,
+   * the release Keystone runs, and the Ready aggregate while a rollout runs or after a rollback.
+   */
+  update?: RolloutOutcome;
 }
 
 export function buildStatus(input: StatusInput): Record<string, unknown> {
@@ -38,20 +45,28 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
     const c = input.decided.get(type) ?? input.previous.get(type);
     if (c) current.set(type, c);
   }
+  const aggregate = readyDecision(current);
+  const rolloutReady = input.update?.ready;
   const ready = decideCondition(
     CONDITION.Ready,
-    input.ready ?? readyDecision(current),
+    input.ready ??
+      (rolloutReady
+        ? { ...rolloutReady, message: aggregate.status === 'False' ? `${rolloutReady.message}; ${aggregate.message}` : rolloutReady.message }
+        : aggregate),
     input.previous.get(CONDITION.Ready),
     input.cp.generation,
     input.now,
   );
   const keystone: Record<string, unknown> = { name: 'keystone', ready: current.get(CONDITION.Keystone)?.status === 'True' };
-  if (typeof input.spec.openStackRelease === 'string') keystone.release = input.spec.openStackRelease;
+  // The release Keystone runs: the spec's at rest, the last known-good one during a rollout or after a rollback.
+  const release = input.update ? input.update.release : input.spec.openStackRelease;
+  if (typeof release === 'string') keystone.release = release;
   const status: Record<string, unknown> = {
     conditions: [...current.values(), ready],
     observedGeneration: input.cp.generation,
-    updatePhase: 'Idle',
+    updatePhase: input.update?.memory.phase ?? 'Idle',
     services: [keystone],
+    ...(input.update ? rolloutStatusFields(input.update.memory) : {}),
   };
   if (input.credential) status.adminApplicationCredential = input.credential;
   if (input.unapplied && input.unapplied.length > 0) status.unappliedChildren = input.unapplied;

@@ -13,6 +13,9 @@ import { previousConditions } from '../k8s/conditions.js';
 import { controlPlaneRef } from './stage.js';
 import { credentialStatus } from './korc/credential-status.js';
 import { previousUnapplied } from './unapplied.js';
+import { carriedRollout, finishRollout, planRollout, stageView, stayed, type RolloutOutcome, type RolloutPlan } from './rollout/rollout.js';
+import { GVK } from '../k8s/kinds.js';
+import { childNames } from './names.js';
 
 export interface SyncContext {
   now: Date;
@@ -43,6 +46,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
       status: buildStatus({
         ...statusBase,
         decided: new Map(),
+        update: carriedRollout(parent.status, spec),
         ready: {
           status: 'False',
           reason: REASON.DuplicateControlPlane,
@@ -56,16 +60,35 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
     };
   }
 
-  const result = runPipeline(
-    { cp, spec, specErrors: errors, resolved, children, related, previous, credential, now: context.now, random: context.random },
-    undefined,
-    previousUnapplied(parent.status),
-  );
+  // A release rollout (rollout/rollout.ts): planned before the stages, its phase exit decided after.
+  const plan = planRollout({
+    spec,
+    generation: cp.generation,
+    previousStatus: parent.status,
+    observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
+    now: context.now,
+  });
+  const run = (p: RolloutPlan) =>
+    runPipeline(
+      { cp, spec, specErrors: errors, resolved, children, related, previous, credential, now: context.now, random: context.random, rollout: stageView(p) },
+      undefined,
+      previousUnapplied(parent.status),
+    );
+  let result = run(plan);
+  const step = finishRollout(plan, result.decided, context.now, result.resyncAfterSeconds);
+  let update: RolloutOutcome;
+  if (step.kind === 'moved') {
+    // The rollout entered a new phase: the stages run again so the answer projects that phase
+    // (at most one phase per answer: the entered phase's exit is tested on the next call).
+    result = run(step.plan);
+    update = stayed(step.plan, context.now, result.resyncAfterSeconds);
+  } else update = step.outcome;
   for (const trace of result.trace) context.onStage?.(trace);
   const response: CompositeHookResponse = {
-    status: buildStatus({ ...statusBase, decided: result.decided, unapplied: result.unapplied }),
+    status: buildStatus({ ...statusBase, decided: result.decided, unapplied: result.unapplied, update }),
     children: result.children,
   };
-  if (result.resyncAfterSeconds !== undefined) response.resyncAfterSeconds = result.resyncAfterSeconds;
+  const resync = update.resyncAfterSeconds ?? result.resyncAfterSeconds;
+  if (resync !== undefined) response.resyncAfterSeconds = resync;
   return response;
 }

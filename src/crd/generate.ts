@@ -93,6 +93,7 @@ export function controlPlaneCRD() {
   return crd(CONTROLPLANE, ControlPlane, [
     READY_COLUMN,
     { jsonPath: '.spec.openStackRelease', name: 'Release', type: 'string' },
+    { jsonPath: '.status.updatePhase', name: 'Phase', type: 'string' },
     AGE_COLUMN,
   ]);
 }

@@ -35,6 +35,12 @@ export interface World {
   eso: Map<string, { fingerprint: string; at: number }>;
   /** Things worth a line in the timeline. */
   notes: { by: string; text: string }[];
+  /**
+   * Failure knob of the stand-in Keystone operator: a Keystone whose `spec.image` is one of these
+   * (`repository:tag`) never becomes Ready (Ready=False `CrashLoopBackOff` at its current
+   * generation), as a release whose pods cannot start. The `upgrade-fails` scenario uses it.
+   */
+  keystoneImagesNeverReady: Set<string>;
 }
 
 export function newWorld(cluster: Cluster): World {
@@ -45,6 +51,7 @@ export function newWorld(cluster: Cluster): World {
     down: new Set(),
     eso: new Map(),
     notes: [],
+    keystoneImagesNeverReady: new Set(),
   };
 }
 
@@ -154,6 +161,11 @@ function keystones(w: World): void {
       if (!isReady(backing)) missing.push(`${kind} ${ref.name} Ready`);
     }
     if (w.down.has(labelOf(k))) missing.push('its pods (down)');
+    const image = `${k.spec.image?.repository}:${k.spec.image?.tag}`;
+    if (w.keystoneImagesNeverReady.has(image)) {
+      setReady(w, k, 'keystone-operator', false, 'CrashLoopBackOff', `pods with image ${image} crash on start`);
+      continue;
+    }
     if (missing.length > 0) {
       setReady(w, k, 'keystone-operator', false, 'NotReady', `waiting for ${missing.join(', ')}`);
       continue;

@@ -8,6 +8,7 @@ import type { Obj, ObjectRef } from './cluster.js';
 import type { RoundRecord, Simulation } from './simulation.js';
 import { AGGREGATE_PHASES } from './aggregate-phases.js';
 import { TAKEOVER_PHASES } from './takeover-phases.js';
+import { UPGRADE_PHASES } from './upgrade-phases.js';
 
 export interface PhaseContext {
   sim: Simulation;
@@ -138,6 +139,7 @@ export const PHASES: Record<string, Phase> = {
   },
   ...AGGREGATE_PHASES,
   ...TAKEOVER_PHASES,
+  ...UPGRADE_PHASES,
 };
 
 /** Scenario names a user passes to --scenario, as phase sequences. */
@@ -149,6 +151,9 @@ export const SCENARIOS: Record<string, string[]> = {
   aggregate: ['aggregate', 'remove-source-key', 'restore-source-key', 'conflict', 'resolve-conflict', 'rotate-password', 'aggregate-current', 'delete-aggregate'],
   delete: ['delete'],
   takeover: ['reference-operator', 'takeover'],
+  upgrade: ['upgrade'],
+  'upgrade-fails': ['upgrade-fails'],
+  'upgrade-refused': ['upgrade-refused'],
 };
 export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'aggregate', 'delete'];
 

@@ -42,6 +42,8 @@ export interface RoundRecord {
   errors: string[];
   /** Conditions of ControlPlanes, CredentialRotations and SecretAggregates that changed in the round. */
   conditions: ConditionChange[];
+  /** ControlPlanes whose status.updatePhase changed in the round (release rollouts). */
+  phases: { object: string; phase: string }[];
 }
 
 export interface ConditionChange {
@@ -146,6 +148,7 @@ export class Simulation {
   async step(): Promise<RoundRecord> {
     const before = this.cluster.changes.length;
     const conditionsBefore = this.conditions();
+    const phasesBefore = this.updatePhases();
     this.world.notes.length = 0;
     const errors: string[] = [];
     runOperators(this.world);
@@ -172,7 +175,8 @@ export class Simulation {
     this.cluster.collectGarbage();
     const after = this.conditions();
     const conditions = [...after.entries()].filter(([k, c]) => JSON.stringify(conditionsBefore.get(k)) !== JSON.stringify(c)).map(([, c]) => c);
-    const record: RoundRecord = { round: ++this.round, at: this.now, changes: this.cluster.changes.slice(before), notes: [...this.world.notes], errors, conditions };
+    const phases = [...this.updatePhases()].filter(([k, p]) => phasesBefore.get(k) !== p).map(([object, phase]) => ({ object, phase }));
+    const record: RoundRecord = { round: ++this.round, at: this.now, changes: this.cluster.changes.slice(before), notes: [...this.world.notes], errors, conditions, phases };
     this.rounds.push(record);
     return record;
   }
@@ -180,8 +184,9 @@ export class Simulation {
   /** Advance the clock: a tick after a busy round, else to the next thing due (at least a tick). */
   advance(busy: boolean): void {
     const tick = this.now.getTime() + this.tickSeconds * 1000;
-    const due = busy ? [] : [...this.controlPlanes.resyncAt.values(), ...this.aggregates.resyncAt.values(), nextRefresh(this.world) ?? Infinity].filter((t) => t > tick && t < Infinity);
-    this.now = new Date(due.length > 0 ? Math.min(...due) : tick);
+    // A resync due within the tick happens at the tick (not skipped for a later one); past ones are spent.
+    const due = busy ? [] : [...this.controlPlanes.resyncAt.values(), ...this.aggregates.resyncAt.values(), nextRefresh(this.world) ?? Infinity].filter((t) => t > this.now.getTime() && t < Infinity);
+    this.now = new Date(due.length > 0 ? Math.max(tick, Math.min(...due)) : tick);
   }
 
   /**
@@ -196,6 +201,15 @@ export class Simulation {
       this.advance(busy);
     }
     return undefined;
+  }
+
+  private updatePhases(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const o of this.cluster.list((x) => x.kind === 'ControlPlane')) {
+      const phase = o.status?.updatePhase;
+      if (typeof phase === 'string') out.set(`ControlPlane ${o.metadata.name}`, phase);
+    }
+    return out;
   }
 
   private conditions(): Map<string, ConditionChange> {

@@ -10,6 +10,7 @@ function elapsed(from: Date, at: Date): string {
 
 export function formatRound(record: RoundRecord, start: Date): string[] {
   const lines: string[] = [];
+  for (const p of record.phases ?? []) lines.push(`  ${p.object}  updatePhase=${p.phase}`);
   for (const c of record.conditions) {
     lines.push(`  ${c.object}  ${c.type}=${c.status} ${c.reason}${c.message ? `: ${c.message}` : ''}`);
   }

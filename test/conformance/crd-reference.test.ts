@@ -3,7 +3,7 @@
 // example is admitted by ours, without the reference admission webhook.
 import t, { type Test } from 'tap';
 import { controlPlaneCRD, credentialRotationCRD, secretAggregateCRD } from '../../src/crd/generate.js';
-import { DEFAULTS } from '../../src/api/controlplane.js';
+import { DEFAULTS, UPDATE_PHASES } from '../../src/api/controlplane.js';
 import { admission } from '../support/crd.js';
 import { conformance, examples, exampleControlPlane, upstreamCRD, upstreamSchema, type Obj } from '../support/shared.js';
 
@@ -24,7 +24,10 @@ t.test('generated CRDs: same names and printer columns as the reference', confor
     const refCrd = upstreamCRD(`c5c3.io/${file}.yaml`);
     t.same(crd.spec.names, refCrd.spec.names, `${file}: same names as the reference`);
     if (file !== 'secretaggregates') {
-      t.same(crd.spec.versions[0]!.additionalPrinterColumns, refCrd.spec.versions[0].additionalPrinterColumns, `${file}: same printer columns as the reference`);
+      // Ours adds the rollout phase (seed 002's printcolumn Phase on .status.updatePhase) before Age.
+      const want = [...refCrd.spec.versions[0].additionalPrinterColumns] as Obj[];
+      if (file === 'controlplanes') want.splice(want.findIndex((c) => c.name === 'Age'), 0, { jsonPath: '.status.updatePhase', name: 'Phase', type: 'string' });
+      t.same(crd.spec.versions[0]!.additionalPrinterColumns, want, `${file}: the reference's printer columns${file === 'controlplanes' ? ' and Phase' : ''}`);
     }
   }
 });
@@ -51,12 +54,17 @@ const ADDED_DEFAULTS: Record<string, unknown> = {
   'spec.korc.adminCredential.cloudCredentialsRef': {},
   'spec.korc.adminCredential.passwordSecretRef': { key: 'password', name: 'keystone-admin' },
   'spec.korc.adminCredential.passwordSecretRef.key': 'password',
+  // The rollout deadline of seed 002's phased updates (README "Release upgrades").
+  'spec.rolloutDeadline': DEFAULTS.rolloutDeadline,
 };
 // Stricter than the reference CRD, as the reference webhook was.
 const ADDED_LIMITS: Record<string, Obj> = {
   'spec.services.keystone.rotationInterval': { maxLength: 32 },
   // A Secret name; bounded so the root CEL rule comparing it with the child names stays cheap.
   'spec.korc.adminCredential.cloudCredentialsRef.secretName': { maxLength: 253 },
+  'spec.rolloutDeadline': { maxLength: 32 },
+  // Seed 002's rollout phases; the reference CRD's enum predates the rollout (Idle was all it used).
+  'status.updatePhase': { enum: [...UPDATE_PHASES] },
 };
 
 // Fields of ours the reference does not have: the SecretAggregate API of seed 002 (the reference
@@ -67,6 +75,10 @@ const ADDED_FIELDS = new Set([
   'SecretAggregate status.observedGeneration',
   'CredentialRotation status.lastTriggeredTime',
   'ControlPlane status.unappliedChildren',
+  // The release rollout (seed 002 "Rollout Strategy", README "Release upgrades").
+  'ControlPlane spec.rolloutDeadline',
+  'ControlPlane status.rollout',
+  'ControlPlane status.lastUpdate',
 ]);
 
 function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: string) {

@@ -30,6 +30,8 @@ export interface MintFacts {
   mode: RotationMode;
   want: ManagedResource;
   requests: LatchedRequest[];
+  /** Set while a release rollout runs: a re-mint does not start now (it waits), for this reason. */
+  holdReMint?: string;
 }
 
 export type MintPlan =
@@ -87,6 +89,11 @@ export function planMint(f: MintFacts): MintPlan {
   const live = f.live;
   if (live && !isTerminating(live)) {
     const reasons = remintReasons(f, live, valueHash);
+    // A held re-mint keeps the live AC with its secret; a lost secret cannot be kept, so it re-mints.
+    if (reasons.length > 0 && f.holdReMint !== undefined && f.observedValue !== undefined) {
+      const note = `a re-mint waits while ${f.holdReMint}: ${reasons.join('; ')}`;
+      return { kind: 'keep', value: f.observedValue!, notes: [...keepNotes(f, live), note], unknown: unknownAnnotations(live) };
+    }
     if (reasons.length > 0) return { kind: 'remint', reasons };
     return { kind: 'keep', value: f.observedValue!, notes: keepNotes(f, live), unknown: unknownAnnotations(live) };
   }

@@ -5,14 +5,15 @@ import { CONDITION, REASON, REQUEUE } from '../conditions.js';
 import { child } from '../children.js';
 import { intervalToCron, keystoneSpec, policyErrors } from '../keystone-spec.js';
 import { childNames } from '../names.js';
-import { gate, type Stage, type StageResult } from '../stage.js';
+import { failed, gate, type Stage, type StageResult } from '../stage.js';
+import { deadlineSeconds } from '../rollout/rollout.js';
 import { awaitReady } from './await-ready.js';
 import { invalidSpec } from './invalid-spec.js';
 
 export const keystoneStage: Stage = {
   name: 'Keystone',
   conditionType: CONDITION.Keystone,
-  reads: ['spec.openStackRelease', 'spec.region', 'spec.services', 'spec.global', 'spec.infrastructure'],
+  reads: ['spec.openStackRelease', 'spec.rolloutDeadline', 'spec.region', 'spec.services', 'spec.global', 'spec.infrastructure'],
   interval: REQUEUE.keystone,
   run(input): StageResult {
     const gated = gate(input, CONDITION.Infrastructure, REASON.WaitingForInfrastructure, REQUEUE.keystoneGate);
@@ -31,17 +32,28 @@ export const keystoneStage: Stage = {
     const { infrastructure, adminPasswordRef } = input.resolved;
     if (!infrastructure.ok) return invalidSpec(infrastructure.errors, REQUEUE.keystone);
     if (!adminPasswordRef.ok) return invalidSpec(adminPasswordRef.errors, REQUEUE.keystone);
+    if (deadlineSeconds(input.spec.rolloutDeadline) === undefined) {
+      return invalidSpec([`spec.rolloutDeadline: "${String(input.spec.rolloutDeadline)}" is not a duration between 1m and 24h`], REQUEUE.keystone);
+    }
     const name = childNames(input.cp.name).keystone;
-    const spec = keystoneSpec({ spec: input.spec, infrastructure: infrastructure.value, adminPasswordRef: adminPasswordRef.value, cp: input.cp.name, rotationCron: cron });
-    const desired = child(GVK.Keystone, input.cp, name, { spec });
-    return awaitReady({
+    const projected = keystoneSpec({ spec: input.spec, infrastructure: infrastructure.value, adminPasswordRef: adminPasswordRef.value, cp: input.cp.name, rotationCron: cron });
+    // A release rollout decides the image (rollout/rollout.ts): the running one until UpdatingKeystone.
+    const rollout = input.rollout?.keystone;
+    if (rollout) projected.image = { ...rollout.image };
+    const desired = child(GVK.Keystone, input.cp, name, { spec: projected });
+    if (rollout?.refusal) {
+      return { condition: { status: 'False', ...rollout.refusal }, outcome: failed(REQUEUE.keystone), children: [desired] };
+    }
+    const note = rollout?.note ? ` (${rollout.note})` : '';
+    const result = awaitReady({
       label: `Keystone ${name}`,
       desired,
       observed: input.children.get(GVK.Keystone, input.cp.namespace, name),
-      waitingReason: REASON.WaitingForKeystone,
+      waitingReason: rollout?.waitingReason ?? REASON.WaitingForKeystone,
       readyReason: REASON.KeystoneReady,
       readyMessage: `Keystone ${name} is Ready`,
       requeueSeconds: REQUEUE.keystone,
     });
+    return note ? { ...result, condition: { ...result.condition, message: `${result.condition.message}${note}` } } : result;
   },
 };

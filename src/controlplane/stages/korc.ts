@@ -160,6 +160,7 @@ export const korcStage: Stage = {
       want: managedResource(cp.name, k.restricted, k.accessRules),
       requests: rotationRequests(input.related, cp.namespace),
     };
+    if (input.rollout?.holdReMint !== undefined) facts.holdReMint = input.rollout.holdReMint;
     const d = decide(input, planMint(facts), facts, k.cloudName);
 
     const cloudsYaml = d.id ? applicationCredentialCloud(target, d.id, d.value) : pwCloud;

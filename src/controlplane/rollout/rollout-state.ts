@@ -1,0 +1,127 @@
+// The rollout's memory: everything a release rollout needs to continue lives in the ControlPlane's
+// own status (status.updatePhase, status.rollout, status.lastUpdate, services[keystone].release),
+// written whole on every answer and read back here defensively. Anything malformed is dropped:
+// a broken rollout record reads as no rollout, a broken last-update record as none, never an error.
+import { UPDATE_PHASES, UPDATE_RESULTS } from '../../api/controlplane.js';
+import { at, isObject } from '../../k8s/read.js';
+import { parseRelease } from './release-path.js';
+
+export type UpdatePhase = (typeof UPDATE_PHASES)[number];
+export type UpdateResult = (typeof UPDATE_RESULTS)[number];
+
+export interface KeystoneImage {
+  repository: string;
+  tag: string;
+}
+
+/** What Keystone runs: a release and an image. */
+export interface Target {
+  release: string;
+  image: KeystoneImage;
+}
+
+export interface Rollout {
+  from: Target;
+  to: Target;
+  startedAt: string;
+  phaseStartedAt: string;
+  generation: number;
+  failure?: { reason: string; message: string };
+}
+
+export interface LastUpdate {
+  from: Target;
+  to: Target;
+  result: UpdateResult;
+  startedAt: string;
+  finishedAt: string;
+  generation: number;
+  reason?: string;
+  message?: string;
+}
+
+export interface RolloutMemory {
+  phase: UpdatePhase;
+  /** Present exactly when `phase` is a rollout phase (not Idle or Complete). */
+  rollout?: Rollout;
+  lastUpdate?: LastUpdate;
+  /** services[keystone].release as last written: the release Keystone runs. */
+  release?: string;
+}
+
+/** Phases with a rollout record: everything but Idle and Complete. */
+export const inRollout = (phase: UpdatePhase) => phase !== 'Idle' && phase !== 'Complete';
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isTime = (v: unknown): v is string => isString(v) && !Number.isNaN(Date.parse(v));
+
+export function readImage(v: unknown): KeystoneImage | undefined {
+  if (!isObject(v) || !isString(v.repository) || !isString(v.tag) || v.repository === '' || v.tag === '') return undefined;
+  return { repository: v.repository, tag: v.tag };
+}
+
+function readTarget(v: unknown): Target | undefined {
+  const image = readImage(at(v, 'image'));
+  const release = at(v, 'release');
+  if (!image || !parseRelease(release)) return undefined;
+  return { release: release as string, image };
+}
+
+function readRollout(v: unknown): Rollout | undefined {
+  if (!isObject(v)) return undefined;
+  const from = readTarget(v.from);
+  const to = readTarget(v.to);
+  if (!from || !to || !isTime(v.startedAt) || !isTime(v.phaseStartedAt) || !Number.isSafeInteger(v.generation)) return undefined;
+  const rollout: Rollout = { from, to, startedAt: v.startedAt, phaseStartedAt: v.phaseStartedAt, generation: v.generation as number };
+  const failure = v.failure;
+  if (isObject(failure) && isString(failure.reason) && isString(failure.message)) rollout.failure = { reason: failure.reason, message: failure.message };
+  return rollout;
+}
+
+function readLastUpdate(v: unknown): LastUpdate | undefined {
+  if (!isObject(v)) return undefined;
+  const from = readTarget(v.from);
+  const to = readTarget(v.to);
+  const result = v.result;
+  if (!from || !to || !(UPDATE_RESULTS as readonly unknown[]).includes(result)) return undefined;
+  if (!isTime(v.startedAt) || !isTime(v.finishedAt) || !Number.isSafeInteger(v.generation)) return undefined;
+  const last: LastUpdate = { from, to, result: result as UpdateResult, startedAt: v.startedAt, finishedAt: v.finishedAt, generation: v.generation as number };
+  if (isString(v.reason)) last.reason = v.reason;
+  if (isString(v.message)) last.message = v.message;
+  return last;
+}
+
+/** The rollout memory in a previous status; malformed parts are dropped. */
+export function readRolloutMemory(status: unknown): RolloutMemory {
+  const services = at(status, 'services');
+  const keystone = Array.isArray(services) ? services.find((s) => at(s, 'name') === 'keystone') : undefined;
+  const release = at(keystone, 'release');
+  const memory: RolloutMemory = { phase: 'Idle' };
+  if (parseRelease(release)) memory.release = release as string;
+  const lastUpdate = readLastUpdate(at(status, 'lastUpdate'));
+  if (lastUpdate) memory.lastUpdate = lastUpdate;
+  const phase = at(status, 'updatePhase');
+  if (!(UPDATE_PHASES as readonly unknown[]).includes(phase)) return memory;
+  const p = phase as UpdatePhase;
+  if (!inRollout(p)) return { ...memory, phase: p };
+  const rollout = readRollout(at(status, 'rollout'));
+  return rollout ? { ...memory, phase: p, rollout } : memory;
+}
+
+export const sameImage = (a: KeystoneImage, b: KeystoneImage) => a.repository === b.repository && a.tag === b.tag;
+export const sameTarget = (a: Target, b: Target) => a.release === b.release && sameImage(a.image, b.image);
+export const imageText = (i: KeystoneImage) => `${i.repository}:${i.tag}`;
+
+/** "2025.1 → 2025.2", or with the images when the release stays the same. */
+export function pathText(from: Target, to: Target): string {
+  if (from.release !== to.release) return `${from.release} → ${to.release}`;
+  return `${imageText(from.image)} → ${imageText(to.image)} (release ${to.release})`;
+}
+
+/** The status fields of the rollout (updatePhase, rollout, lastUpdate), in a fixed key order. */
+export function rolloutStatusFields(memory: RolloutMemory): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (memory.lastUpdate) out.lastUpdate = memory.lastUpdate;
+  if (memory.rollout && inRollout(memory.phase)) out.rollout = memory.rollout;
+  return out;
+}

@@ -1,0 +1,353 @@
+// The release rollout (seed 002 "Rollout Strategy", README "Release upgrades"), stateless: the
+// phase and everything it needs live in the ControlPlane's status (rollout-state.ts). Each sync
+// calls `planRollout` before the stage pipeline (which image the Keystone stage projects, whether
+// a re-mint may start) and `finishRollout` after it (the phase's exit test on what the pipeline
+// decided). An answer moves at most one phase, so every phase is visible in status:
+//
+//   Idle ─(release/image change, path allowed)→ Validating → UpdatingInfra → UpdatingKeystone
+//     → UpdatingServices → Verifying → Complete → Idle
+//   any waiting phase ─(deadline, terminal failure)→ RollingBack → Idle (held: Ready=False RolledBack)
+//
+// A refused path (downgrade, non-SLURP skip, unparsable release) starts nothing: the running
+// release stays projected and KeystoneReady is False with the refusal's reason.
+import type { ControlPlaneSpec } from '../../api/controlplane.js';
+import { DEFAULTS } from '../../api/controlplane.js';
+import { secondsSince, type Condition, type ConditionDecision } from '../../k8s/conditions.js';
+import type { KubeObject } from '../../k8s/observed.js';
+import { at } from '../../k8s/read.js';
+import { CONDITION, REASON, REQUEUE, type Reason } from '../conditions.js';
+import { KEYSTONE_IMAGE_REPOSITORY, effectiveKeystoneImage } from '../keystone-spec.js';
+import { checkPath, parseRelease } from './release-path.js';
+import {
+  inRollout,
+  pathText,
+  readImage,
+  readRolloutMemory,
+  sameTarget,
+  type KeystoneImage,
+  type LastUpdate,
+  type Rollout,
+  type RolloutMemory,
+  type Target,
+  type UpdatePhase,
+} from './rollout-state.js';
+
+/** What the Keystone stage projects and how it words KeystoneReady while a rollout is involved. */
+export interface KeystoneDirective {
+  image: KeystoneImage;
+  /** The path is refused: the stage fails with this condition (still projecting `image`, the running one). */
+  refusal?: { reason: Reason; message: string };
+  /** KeystoneReady's reason while Keystone is not Ready as projected (instead of WaitingForKeystone). */
+  waitingReason?: Reason;
+  /** Appended to KeystoneReady's message: what the rollout is doing. */
+  note: string;
+}
+
+export interface RolloutPlan {
+  /** The memory after this pass's spec-driven transitions (start, restart, cancel). */
+  memory: RolloutMemory;
+  /** Undefined: the Keystone stage projects the spec as it is. */
+  keystone?: KeystoneDirective;
+  /** Set while a rollout runs: a re-mint does not start (korc/mint.ts), with this note. */
+  holdReMint?: string;
+  /** What the spec asks Keystone to run (undefined for an unreadable release). */
+  target?: Target;
+  /** The running release when nothing runs a rollout (services[keystone].release). */
+  release?: string;
+  deadlineSeconds: number;
+  /** The Ready aggregate while held after a rollback. */
+  ready?: ConditionDecision;
+  /**
+   * No exit is tested this answer: the phase was entered with it (each phase is shown before its
+   * exit is tested), or the spec's release is unreadable.
+   */
+  entered?: boolean;
+  generation: number;
+}
+
+export interface RolloutInput {
+  spec: ControlPlaneSpec;
+  generation: number;
+  previousStatus: unknown;
+  /** The observed {cp}-keystone child (what runs). */
+  observedKeystone: KubeObject | undefined;
+  now: Date;
+}
+
+const UNIT_SECONDS: Record<string, number> = { h: 3600, m: 60, s: 1 };
+
+/** spec.rolloutDeadline in seconds: whole h/m/s components between 1m and 24h; undefined otherwise. */
+export function deadlineSeconds(text: unknown): number | undefined {
+  if (typeof text !== 'string' || text.length > 32 || !/^([0-9]+(h|m|s))+$/.test(text)) return undefined;
+  let seconds = 0;
+  for (const [, amount, unit] of text.matchAll(/([0-9]+)(h|m|s)/g)) seconds += Number(amount) * UNIT_SECONDS[unit!]!;
+  return seconds >= 60 && seconds <= 86400 ? seconds : undefined;
+}
+
+/** The release and image the spec asks Keystone to run; undefined when the release is unreadable. */
+export function targetOf(spec: ControlPlaneSpec): Target | undefined {
+  if (!parseRelease(spec.openStackRelease) || spec.services?.keystone === undefined) return undefined;
+  return { release: spec.openStackRelease, image: effectiveKeystoneImage(spec) };
+}
+
+/**
+ * What runs now, when no rollout is recorded: the observed Keystone child's image and the release
+ * status last reported (else the image's tag when it is the default image, else the target's).
+ * Undefined without an observed Keystone (a first install is not an upgrade).
+ */
+function runningOf(memory: RolloutMemory, observed: KubeObject | undefined, target: Target): Target | undefined {
+  const image = readImage(at(observed, 'spec', 'image'));
+  if (!image) return undefined;
+  const tagRelease = image.repository === KEYSTONE_IMAGE_REPOSITORY && parseRelease(image.tag) ? image.tag : undefined;
+  return { release: memory.release ?? tagRelease ?? target.release, image };
+}
+
+const phaseNote = (phase: UpdatePhase, r: Rollout) => `upgrade ${pathText(r.from, r.to)}: ${phase}`;
+
+function directiveFor(phase: UpdatePhase, r: Rollout): KeystoneDirective {
+  switch (phase) {
+    case 'UpdatingKeystone':
+      return { image: r.to.image, waitingReason: REASON.UpdatingKeystone, note: phaseNote(phase, r) };
+    case 'UpdatingServices':
+    case 'Verifying':
+      return { image: r.to.image, note: phaseNote(phase, r) };
+    case 'RollingBack':
+      return { image: r.from.image, waitingReason: REASON.RollingBack, note: `rolling back to ${r.from.release} after the failed ${phaseNote(phase, r)} (${r.failure?.reason ?? 'failed'})` };
+    default:
+      // Validating, UpdatingInfra: the running release stays until UpdatingKeystone.
+      return { image: r.from.image, note: phaseNote(phase, r) };
+  }
+}
+
+const startRollout = (from: Target, to: Target, generation: number, now: Date): Rollout => ({
+  from,
+  to,
+  startedAt: now.toISOString(),
+  phaseStartedAt: now.toISOString(),
+  generation,
+});
+
+function record(r: Rollout, result: LastUpdate['result'], now: Date, generation: number, why?: { reason: string; message: string }): LastUpdate {
+  const last: LastUpdate = { from: r.from, to: r.to, result, startedAt: r.startedAt, finishedAt: now.toISOString(), generation };
+  if (why) {
+    last.reason = why.reason;
+    last.message = why.message;
+  }
+  return last;
+}
+
+/** The Ready aggregate after a rollback, until the spec changes. */
+function rolledBack(from: Target, to: Target, why: { reason?: string; message?: string }): ConditionDecision {
+  return {
+    status: 'False',
+    reason: REASON.RolledBack,
+    message:
+      `The upgrade to ${pathText(from, to).split(' → ')[1]} was rolled back (${why.reason ?? 'failed'}: ${why.message ?? 'no detail'}); ` +
+      `the ControlPlane holds ${from.release} until its spec changes again`,
+  };
+}
+
+/** At rest after a rollback: the last known-good release projected, Ready False RolledBack. */
+function holdPlan(base: Omit<RolloutPlan, 'memory'>, last: LastUpdate): RolloutPlan {
+  return {
+    ...base,
+    memory: { phase: 'Idle', lastUpdate: last },
+    release: last.from.release,
+    keystone: { image: last.from.image, note: `holding ${last.from.release}: the upgrade to ${last.to.release} was rolled back` },
+    ready: rolledBack(last.from, last.to, last),
+  };
+}
+
+/** The rolled-back target stays refused until the spec changes (its generation moves). */
+function held(last: LastUpdate | undefined, target: Target, generation: number): last is LastUpdate {
+  return last !== undefined && last.result === 'RolledBack' && sameTarget(last.to, target) && last.generation === generation;
+}
+
+function inProgress(phase: UpdatePhase, r: Rollout, base: Omit<RolloutPlan, 'memory'>, memory: RolloutMemory, entered = false): RolloutPlan {
+  const m: RolloutMemory = { ...memory, phase, rollout: r };
+  const plan: RolloutPlan = { ...base, memory: m, keystone: directiveFor(phase, r), holdReMint: `a release rollout is in progress (${phaseNote(phase, r)})` };
+  if (entered) plan.entered = true;
+  return plan;
+}
+
+function refuse(running: Target, reason: Reason, message: string, base: Omit<RolloutPlan, 'memory'>, memory: RolloutMemory): RolloutPlan {
+  const m: RolloutMemory = { phase: 'Idle' };
+  if (memory.lastUpdate) m.lastUpdate = memory.lastUpdate;
+  return {
+    ...base,
+    memory: m,
+    release: running.release,
+    keystone: { image: running.image, refusal: { reason, message: `${message}; Keystone stays at ${running.release}` }, note: '' },
+  };
+}
+
+export function planRollout(input: RolloutInput): RolloutPlan {
+  const previous = readRolloutMemory(input.previousStatus);
+  const base = {
+    deadlineSeconds: deadlineSeconds(input.spec.rolloutDeadline) ?? deadlineSeconds(DEFAULTS.rolloutDeadline)!,
+    generation: input.generation,
+  };
+  const target = targetOf(input.spec);
+  // An unreadable release (the Keystone stage reports InvalidSpec): the rollout is carried over
+  // untouched and does not advance (no exit is tested) until the spec is readable again.
+  if (!target) {
+    const carried: RolloutPlan = { ...base, memory: previous, release: previous.release, entered: true };
+    if (previous.rollout) carried.keystone = directiveFor(previous.phase, previous.rollout);
+    return carried;
+  }
+  const withTarget = { ...base, target };
+  const r = previous.rollout;
+
+  if (r && inRollout(previous.phase)) {
+    // A rollback runs to its end; the spec change it saw is honoured afterwards (generation moved).
+    if (previous.phase === 'RollingBack' || sameTarget(target, r.to)) return inProgress(previous.phase, r, withTarget, previous);
+    if (sameTarget(target, r.from)) {
+      // The spec went back to what runs: the rollout is cancelled and the running release projected.
+      return { ...withTarget, memory: { phase: 'Idle', lastUpdate: record(r, 'Cancelled', input.now, input.generation) }, release: r.from.release };
+    }
+    // A new target during a rollout starts over from the running (last known-good) release.
+    const path = checkPath(r.from.release, target.release);
+    if (!path.ok) return refuse(r.from, path.reason, path.message, withTarget, previous);
+    return inProgress('Validating', startRollout(r.from, target, input.generation, input.now), withTarget, previous, true);
+  }
+
+  const rest: RolloutMemory = { phase: 'Idle' };
+  if (previous.lastUpdate) rest.lastUpdate = previous.lastUpdate;
+  const running = runningOf(previous, input.observedKeystone, target);
+  if (!running || sameTarget(running, target)) return { ...withTarget, memory: rest, release: target.release };
+  if (held(previous.lastUpdate, target, input.generation)) {
+    return holdPlan(withTarget, previous.lastUpdate);
+  }
+  const path = checkPath(running.release, target.release);
+  if (!path.ok) return refuse(running, path.reason, path.message, withTarget, previous);
+  return inProgress('Validating', startRollout(running, target, input.generation, input.now), withTarget, rest, true);
+}
+
+export interface RolloutOutcome {
+  memory: RolloutMemory;
+  /** services[keystone].release. */
+  release: string | undefined;
+  /** Overrides the Ready aggregate (while a rollout runs, and while held after a rollback). */
+  ready?: ConditionDecision;
+  /** When to look again (undefined: the pipeline's own). */
+  resyncAfterSeconds?: number;
+}
+
+const isTrue = (decided: ReadonlyMap<string, Condition>, type: string) => decided.get(type)?.status === 'True';
+const reasonOf = (decided: ReadonlyMap<string, Condition>, type: string) => decided.get(type)?.reason;
+
+/** The reasons that are a terminal failure of the phase, not a wait. */
+const KEYSTONE_TERMINAL = new Set<string>([REASON.KeystoneError]);
+const VERIFY_TERMINAL = new Set<string>([REASON.ApplicationCredentialFailed, REASON.CatalogFailed]);
+
+type Exit = { next: UpdatePhase } | { fail: { reason: string; message: string } } | undefined;
+
+function exitOf(phase: UpdatePhase, r: Rollout, decided: ReadonlyMap<string, Condition>, overdue: boolean, deadline: string): Exit {
+  const late = (what: string) => ({ fail: { reason: REASON.UpdateDeadlineExceeded, message: `${what} within ${deadline}` } });
+  switch (phase) {
+    case 'Validating':
+      return { next: 'UpdatingInfra' };
+    case 'UpdatingInfra':
+      if (isTrue(decided, CONDITION.Infrastructure)) return { next: 'UpdatingKeystone' };
+      return overdue ? late(`the infrastructure did not report Ready for ${r.to.release}`) : undefined;
+    case 'UpdatingKeystone': {
+      if (isTrue(decided, CONDITION.Keystone)) return { next: 'UpdatingServices' };
+      const reason = reasonOf(decided, CONDITION.Keystone);
+      if (reason !== undefined && KEYSTONE_TERMINAL.has(reason)) {
+        return { fail: { reason: REASON.KeystoneUpdateFailed, message: `Keystone failed with ${pathText(r.from, r.to)}: ${decided.get(CONDITION.Keystone)!.message}` } };
+      }
+      return overdue ? late(`Keystone did not report Ready at its new generation with ${pathText(r.from, r.to)}`) : undefined;
+    }
+    case 'UpdatingServices':
+      return { next: 'Verifying' };
+    case 'Verifying': {
+      const chain = [CONDITION.Keystone, CONDITION.KORC, CONDITION.AdminCredential, CONDITION.Catalog];
+      if (chain.every((t) => isTrue(decided, t))) return { next: 'Complete' };
+      const broken = chain.filter((t) => VERIFY_TERMINAL.has(reasonOf(decided, t) ?? ''));
+      if (broken.length > 0) {
+        return { fail: { reason: REASON.VerificationFailed, message: broken.map((t) => `${t}: ${decided.get(t)!.message}`).join('; ') } };
+      }
+      const notYet = chain.filter((t) => !isTrue(decided, t));
+      return overdue ? late(`the credential chain (${notYet.join(', ')}) did not verify on ${r.to.release}`) : undefined;
+    }
+    case 'RollingBack':
+      return isTrue(decided, CONDITION.Keystone) ? { next: 'Idle' } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function durationText(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}
+
+/**
+ * The result of a phase's exit test: the outcome to write, or (the phase moved) the plan of the
+ * phase entered, with which the caller runs the stages once more so that the answer projects what
+ * the new phase projects (the rollback's old image in the very answer that says RollingBack).
+ */
+export type RolloutStep = { kind: 'outcome'; outcome: RolloutOutcome } | { kind: 'moved'; plan: RolloutPlan };
+
+const inProgressReady = (phase: UpdatePhase, rollout: Rollout): ConditionDecision =>
+  phase === 'RollingBack'
+    ? { status: 'False', reason: REASON.RollingBack, message: `Rolling back the ${phaseNote(phase, rollout)} to ${rollout.from.release}: ${rollout.failure?.message ?? ''}` }
+    : { status: 'False', reason: REASON.UpdateInProgress, message: `Updating: ${phaseNote(phase, rollout)}` };
+
+/** The status a plan leads to when its phase stays (no exit tested, or none taken). */
+export function stayed(plan: RolloutPlan, now: Date, pipelineResync: number | undefined): RolloutOutcome {
+  const memory = plan.memory;
+  const r = memory.rollout;
+  if (!r || !inRollout(memory.phase)) {
+    const outcome: RolloutOutcome = { memory, release: plan.release };
+    if (plan.ready) outcome.ready = plan.ready;
+    // Complete is shown for one answer, then the rollout rests at Idle.
+    if (memory.phase === 'Complete') outcome.resyncAfterSeconds = REQUEUE.rollout;
+    return outcome;
+  }
+  const left = Math.max(1, plan.deadlineSeconds - (secondsSince(r.phaseStartedAt, now) ?? 0));
+  const resync = plan.entered
+    ? REQUEUE.rollout
+    : memory.phase === 'RollingBack'
+      ? pipelineResync ?? REQUEUE.keystone
+      : Math.min(pipelineResync ?? REQUEUE.keystone, left);
+  return { memory, release: r.from.release, ready: inProgressReady(memory.phase, r), resyncAfterSeconds: resync };
+}
+
+/** The phase's exit test on what the pipeline decided this pass. */
+export function finishRollout(plan: RolloutPlan, decided: ReadonlyMap<string, Condition>, now: Date, pipelineResync: number | undefined): RolloutStep {
+  const memory = plan.memory;
+  const r = memory.rollout;
+  const base = { deadlineSeconds: plan.deadlineSeconds, generation: plan.generation, ...(plan.target ? { target: plan.target } : {}) };
+  const exit =
+    !r || !inRollout(memory.phase) || plan.entered
+      ? undefined
+      : exitOf(memory.phase, r, decided, (secondsSince(r.phaseStartedAt, now) ?? 0) >= plan.deadlineSeconds, durationText(plan.deadlineSeconds));
+  if (exit === undefined || !r) return { kind: 'outcome', outcome: stayed(plan, now, pipelineResync) };
+  if ('fail' in exit) {
+    const failing: Rollout = { ...r, phaseStartedAt: now.toISOString(), generation: plan.generation, failure: exit.fail };
+    return { kind: 'moved', plan: inProgress('RollingBack', failing, base, memory, true) };
+  }
+  const next = exit.next;
+  if (next === 'Complete') {
+    const m: RolloutMemory = { phase: 'Complete', lastUpdate: record(r, 'Complete', now, plan.generation) };
+    return { kind: 'moved', plan: { ...base, memory: m, release: r.to.release } };
+  }
+  if (next === 'Idle') {
+    // The rollback is done: Keystone runs the last known-good release again; the target is held.
+    return { kind: 'moved', plan: holdPlan(base, record(r, 'RolledBack', now, r.generation, r.failure)) };
+  }
+  return { kind: 'moved', plan: inProgress(next, { ...r, phaseStartedAt: now.toISOString() }, base, memory, true) };
+}
+
+/** The rollout as the previous status left it, for answers that do not advance it (finalize, a parked duplicate). */
+export function carriedRollout(previousStatus: unknown, spec: ControlPlaneSpec): RolloutOutcome {
+  const memory = readRolloutMemory(previousStatus);
+  return { memory, release: memory.release ?? (typeof spec.openStackRelease === 'string' ? spec.openStackRelease : undefined) };
+}
+
+/** What the stages see of a plan (StageInput.rollout). */
+export function stageView(plan: RolloutPlan): { keystone?: KeystoneDirective; holdReMint?: string } {
+  return { ...(plan.keystone ? { keystone: plan.keystone } : {}), ...(plan.holdReMint !== undefined ? { holdReMint: plan.holdReMint } : {}) };
+}

@@ -1,0 +1,102 @@
+// Release upgrades (README "Release upgrades"): `upgrade` moves the running release one forward
+// and must walk every rollout phase to Complete; `upgrade-fails` does the same while the stand-in
+// Keystone operator never gets Ready with the new image (World.keystoneImagesNeverReady), so the
+// rollout must hit its deadline, roll back and hold the old release (`RolledBack`);
+// `upgrade-refused` asks for the release one back and must be refused (`DowngradeRefused`) with
+// the running release still projected. None of them may delete a child or mint a credential.
+// The scenarios that start with an upgrade install the ControlPlane one release before the file's
+// (SCENARIO_STARTS_ONE_RELEASE_EARLIER), so the example's 2025.2 is reached from 2025.1.
+import { KEYSTONE_IMAGE_REPOSITORY } from '../controlplane/keystone-spec.js';
+import { childNames } from '../controlplane/names.js';
+import { nextRelease, previousRelease } from '../controlplane/rollout/release-path.js';
+import type { Obj } from './cluster.js';
+import { conditionOf, type Phase, type PhaseContext } from './scenarios.js';
+
+export const SCENARIO_STARTS_ONE_RELEASE_EARLIER = new Set(['upgrade', 'upgrade-fails']);
+
+const ROLLOUT_PHASES = ['Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'Idle'];
+
+const keystoneOf = (ctx: PhaseContext): Obj | undefined =>
+  ctx.sim.get({ apiVersion: 'keystone.openstack.c5c3.io/v1alpha1', kind: 'Keystone', namespace: ctx.cp.namespace, name: childNames(ctx.cp.name).keystone });
+const imageOf = (k: Obj | undefined) => (k?.spec?.image ? `${k.spec.image.repository}:${k.spec.image.tag}` : undefined);
+const releaseOf = (ctx: PhaseContext): string => ctx.sim.get(ctx.cp)?.status?.services?.find((s: Obj) => s.name === 'keystone')?.release;
+const phaseOf = (ctx: PhaseContext): string | undefined => ctx.sim.get(ctx.cp)?.status?.updatePhase;
+const lastUpdate = (ctx: PhaseContext): Obj | undefined => ctx.sim.get(ctx.cp)?.status?.lastUpdate;
+
+/** The user sets spec.openStackRelease (the API server moves the generation). */
+function setRelease(ctx: PhaseContext, release: string): void {
+  const cp = structuredClone(ctx.sim.get(ctx.cp)!);
+  ctx.before = JSON.stringify({ release: releaseOf(ctx), image: imageOf(keystoneOf(ctx)), id: ctx.startId });
+  cp.spec.openStackRelease = release;
+  ctx.sim.cluster.update(cp, 'user');
+}
+
+const before = (ctx: PhaseContext): { release: string; image: string; id: string | undefined } => JSON.parse(ctx.before ?? '{}');
+
+/** The updatePhase values the phase went through, in order, repeats dropped. */
+function phasesSeen(ctx: PhaseContext): string[] {
+  const seen = ctx.records.flatMap((r) => r.phases.filter((p) => p.object === `ControlPlane ${ctx.cp.name}`).map((p) => p.phase));
+  return seen.filter((p, i) => p !== seen[i - 1]);
+}
+
+function unharmed(ctx: PhaseContext): string[] {
+  const problems: string[] = [];
+  const changes = ctx.records.flatMap((r) => r.changes);
+  for (const c of changes) if ((c.verb === 'deleting' || c.verb === 'deleted') && !c.object.startsWith('ControlPlane/')) problems.push(`${c.object} was deleted`);
+  const mints = ctx.sim.world.openstack.mints.length - ctx.startMints;
+  if (mints !== 0) problems.push(`${mints} application credential(s) minted`);
+  return problems;
+}
+
+const isTrue = (ctx: PhaseContext, type: string) => conditionOf(ctx.sim.get(ctx.cp), type)?.status === 'True';
+
+export const UPGRADE_PHASES: Record<string, Phase> = {
+  upgrade: {
+    name: 'upgrade',
+    title: 'spec.openStackRelease one release forward',
+    act: (ctx) => setRelease(ctx, nextRelease(releaseOf(ctx))!),
+    done: (ctx) => phaseOf(ctx) === 'Idle' && lastUpdate(ctx)?.result === 'Complete' && isTrue(ctx, 'Ready'),
+    verify: (ctx) => {
+      const problems = unharmed(ctx);
+      const want = nextRelease(before(ctx).release);
+      if (releaseOf(ctx) !== want) problems.push(`services[keystone].release is ${releaseOf(ctx)}, not ${want}`);
+      if (imageOf(keystoneOf(ctx)) !== `${KEYSTONE_IMAGE_REPOSITORY}:${want}`) problems.push(`Keystone runs ${imageOf(keystoneOf(ctx))}`);
+      if (JSON.stringify(phasesSeen(ctx)) !== JSON.stringify(ROLLOUT_PHASES)) problems.push(`phases ${phasesSeen(ctx).join(' → ')}, not ${ROLLOUT_PHASES.join(' → ')}`);
+      return problems;
+    },
+  },
+  'upgrade-fails': {
+    name: 'upgrade-fails',
+    title: 'spec.openStackRelease one release forward; the Keystone operator never gets Ready with the new image',
+    act: (ctx) => {
+      const to = nextRelease(releaseOf(ctx))!;
+      ctx.sim.world.keystoneImagesNeverReady.add(`${KEYSTONE_IMAGE_REPOSITORY}:${to}`);
+      setRelease(ctx, to);
+    },
+    done: (ctx) => phaseOf(ctx) === 'Idle' && lastUpdate(ctx)?.result === 'RolledBack' && conditionOf(ctx.sim.get(ctx.cp), 'Ready')?.reason === 'RolledBack' && isTrue(ctx, 'KeystoneReady'),
+    verify: (ctx) => {
+      const problems = unharmed(ctx);
+      const { release, image } = before(ctx);
+      if (releaseOf(ctx) !== release) problems.push(`services[keystone].release is ${releaseOf(ctx)}, not the old ${release}`);
+      if (imageOf(keystoneOf(ctx)) !== image) problems.push(`Keystone runs ${imageOf(keystoneOf(ctx))}, not the old ${image}`);
+      const seen = phasesSeen(ctx);
+      for (const p of ['UpdatingKeystone', 'RollingBack', 'Idle']) if (!seen.includes(p)) problems.push(`never ${p} (${seen.join(' → ')})`);
+      if (seen.includes('Complete')) problems.push('reported Complete');
+      return problems;
+    },
+  },
+  'upgrade-refused': {
+    name: 'upgrade-refused',
+    title: 'spec.openStackRelease one release back (a downgrade)',
+    act: (ctx) => setRelease(ctx, previousRelease(releaseOf(ctx))!),
+    done: (ctx) => conditionOf(ctx.sim.get(ctx.cp), 'KeystoneReady')?.reason === 'DowngradeRefused',
+    verify: (ctx) => {
+      const problems = unharmed(ctx);
+      const { release, image } = before(ctx);
+      if (imageOf(keystoneOf(ctx)) !== image) problems.push(`Keystone runs ${imageOf(keystoneOf(ctx))}, not ${image}`);
+      if (releaseOf(ctx) !== release) problems.push(`services[keystone].release is ${releaseOf(ctx)}`);
+      if (phasesSeen(ctx).some((p) => p !== 'Idle')) problems.push(`a rollout started (${phasesSeen(ctx).join(' → ')})`);
+      return problems;
+    },
+  },
+};
