@@ -15,7 +15,7 @@ const durationSeconds = (d: string) => [...d.matchAll(/(\d+)(h|m|s)/g)].reduce((
 export interface OpenStack {
   adminPassword: string | undefined;
   /** Live application credentials by id. */
-  applicationCredentials: Map<string, { name: string; secret: string }>;
+  applicationCredentials: Map<string, { name: string; secret: string; expiresAt?: string }>;
   /** Every mint ever made, in order (ids). */
   mints: string[];
   revoked: string[];
@@ -166,8 +166,8 @@ function keystones(w: World): void {
   }
 }
 
-/** Whether the cloud named in cloudCredentialsRef authenticates against the simulated Keystone. */
-function authenticate(w: World, o: Obj): string | undefined {
+/** Whether the cloud named in cloudCredentialsRef authenticates against the simulated Keystone (undefined: it does). */
+export function authenticate(w: World, o: Obj): string | undefined {
   const ref = o.spec.cloudCredentialsRef ?? {};
   const doc = secretValue(w, o.metadata.namespace, ref.secretName, 'clouds.yaml');
   if (doc === undefined) return `Secret ${ref.secretName} has no clouds.yaml`;
@@ -181,7 +181,9 @@ function authenticate(w: World, o: Obj): string | undefined {
   if (!auth) return `clouds.yaml has no cloud ${ref.cloudName}`;
   if (auth.application_credential_id !== undefined) {
     const ac = w.openstack.applicationCredentials.get(auth.application_credential_id);
-    return ac && ac.secret === auth.application_credential_secret ? undefined : 'The request you have made requires authentication (application credential)';
+    // Keystone enforces expires_at: an expired application credential no longer authenticates.
+    const expired = ac?.expiresAt !== undefined && Date.parse(ac.expiresAt) <= w.cluster.now().getTime();
+    return ac && !expired && ac.secret === auth.application_credential_secret ? undefined : 'The request you have made requires authentication (application credential)';
   }
   return auth.username === 'admin' && auth.password === w.openstack.adminPassword ? undefined : 'The request you have made requires authentication (password)';
 }
@@ -216,7 +218,7 @@ function createInOpenStack(w: World, o: Obj): { id?: string; wait?: string } {
     const secret = secretValue(w, ns, o.spec.resource.secretRef, 'value');
     if (secret === undefined) return { wait: `waiting for Secret ${o.spec.resource.secretRef}` };
     const id = nextId(os, 'ac');
-    os.applicationCredentials.set(id, { name: o.spec.resource.name, secret });
+    os.applicationCredentials.set(id, { name: o.spec.resource.name, secret, ...(o.spec.resource.expiresAt ? { expiresAt: o.spec.resource.expiresAt } : {}) });
     os.mints.push(id);
     w.notes.push({ by: 'k-orc', text: `minted application credential ${id} (${o.spec.resource.name})` });
     return { id };
