@@ -289,10 +289,28 @@ export function runOperators(w: World): void {
   korc(w);
 }
 
+/**
+ * A refresh that would write what the target Secret already holds changes nothing the hooks or
+ * the operators can observe, so the clock need not stop for it (long scenarios such as
+ * `scheduled` would otherwise spend a round per refreshInterval). It still happens in the next
+ * round that runs after it is due.
+ */
+function refreshIsNoOp(w: World, es: Obj): boolean {
+  const target = w.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: es.metadata.namespace, name: es.spec.target?.name ?? es.metadata.name });
+  if (!target) return false;
+  const data: Record<string, string> = {};
+  for (const d of es.spec.data ?? []) {
+    const value = w.openbao.get(d.remoteRef.key)?.[d.remoteRef.property];
+    if (value === undefined) return false;
+    data[d.secretKey] = b64(value);
+  }
+  return JSON.stringify(Object.fromEntries(Object.keys(data).sort().map((k) => [k, data[k]]))) === JSON.stringify(target.data ?? {});
+}
+
 /** When ESO next refreshes an ExternalSecret on its own (ms since epoch), if any is synced. */
 export function nextRefresh(w: World): number | undefined {
   const times = w.cluster
-    .list((o) => o.kind === 'ExternalSecret' && live(o) && w.eso.has(o.metadata.uid))
+    .list((o) => o.kind === 'ExternalSecret' && live(o) && w.eso.has(o.metadata.uid) && !refreshIsNoOp(w, o))
     .map((o) => w.eso.get(o.metadata.uid)!.at + durationSeconds(o.spec.refreshInterval ?? '1h') * 1000);
   return times.length > 0 ? Math.min(...times) : undefined;
 }

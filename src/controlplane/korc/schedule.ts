@@ -23,10 +23,11 @@ export const DAY_MS = 86_400_000;
 export const SCHEDULE_DEFAULTS = { preRotationDays: 7, gracePeriodDays: 1 } as const;
 
 /**
- * The longest the hook waits for its next deadline (resyncAfterSeconds): a deadline months away
- * is still re-read every 6 hours, so a changed schedule or a lost resync costs at most that.
+ * The longest the hook asks to wait for its next deadline (resyncAfterSeconds): one day. The
+ * controller's resyncPeriodSeconds (300) calls the hook more often anyway; the cap only bounds
+ * what a deadline months away asks for (Metacontroller takes any int32).
  */
-export const MAX_SCHEDULE_RESYNC_SECONDS = 6 * 3600;
+export const MAX_SCHEDULE_RESYNC_SECONDS = 24 * 3600;
 
 export interface Schedule {
   intervalMs: number;
