@@ -37,9 +37,15 @@ export interface Schedule {
   source: string;
 }
 
-/** preRotation as applied: at most half the interval, so two rotations never overlap. */
+/**
+ * The least overlap of a credential and its replacement: time for K-ORC to mint, the PushSecret
+ * and ESO to carry the new clouds.yaml to K-ORC. preRotationDays 0 still overlaps this much.
+ */
+export const MIN_PRE_ROTATION_MS = 3_600_000;
+
+/** preRotation as applied: at least MIN_PRE_ROTATION_MS, at most half the interval, so rotations never overlap. */
 export function effectivePreRotationMs(s: Schedule): number {
-  return Math.min(s.preRotationMs, Math.floor(s.intervalMs / 2));
+  return Math.min(Math.max(s.preRotationMs, MIN_PRE_ROTATION_MS), Math.floor(s.intervalMs / 2));
 }
 
 export type ScheduleRead = { kind: 'none'; note?: string } | { kind: 'schedule'; schedule: Schedule };
