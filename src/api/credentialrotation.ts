@@ -37,6 +37,12 @@ export const CredentialRotationStatus = Type.Object(
     lastTriggeredTime: Type.Optional(
       Type.String({ format: 'date-time', description: 'When the reMint request of lastTriggeredGeneration was latched.' }),
     ),
+    lastRotationTime: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Scheduled rotation: when the ControlPlane last changed the credential in use.' }),
+    ),
+    nextRotationTime: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Scheduled rotation: when the ControlPlane mints the next replacement.' }),
+    ),
     observedGeneration: Type.Optional(Int64({ description: 'The .metadata.generation last reconciled.' })),
   },
   { description: 'Observed state of a CredentialRotation.' },
@@ -45,7 +51,7 @@ export const CredentialRotationStatus = Type.Object(
 export const CredentialRotation = CustomResource(
   CredentialRotationSpec,
   CredentialRotationStatus,
-  'A one-shot rotation request for a control-plane credential.',
+  'A rotation request (one-shot reMint) or schedule (intervalDays) for a control-plane credential.',
 );
 
 export const CREDENTIALROTATION = kindNames('CredentialRotation', 'credentialrotations');

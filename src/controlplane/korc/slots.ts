@@ -54,7 +54,7 @@ export const sequenceOf = (ac: KubeObject | undefined): number => {
 
 const minted = (ac: KubeObject | undefined) => isAvailable(ac) && openstackId(ac) !== undefined;
 
-export function adminCredentials(cp: ControlPlaneRef, children: ObjectIndex): AdminCredentials {
+export function adminCredentials(cp: Pick<ControlPlaneRef, 'name' | 'namespace'>, children: ObjectIndex): AdminCredentials {
   const [a, b] = slotNames(cp.name);
   const slot = (index: SlotIndex, name: string): Slot => ({
     index,
@@ -86,7 +86,7 @@ export const otherSlot = (c: AdminCredentials, s: Slot): Slot => c.slots[s.index
 export const slotValue = (s: Slot): string | undefined => secretString(s.secret, VALUE_KEY);
 
 /** The published credential as the clouds.yaml must carry it: AC name, id and secret, if minted. */
-export function publishedCredential(cp: ControlPlaneRef, children: ObjectIndex): { name: string; id?: string; value?: string; ac?: KubeObject } {
+export function publishedCredential(cp: Pick<ControlPlaneRef, 'name' | 'namespace'>, children: ObjectIndex): { name: string; id?: string; value?: string; ac?: KubeObject } {
   const c = adminCredentials(cp, children);
   const s = c.published ?? c.slots[0];
   return { name: s.name, id: s.ac && !isTerminating(s.ac) ? openstackId(s.ac) : undefined, value: slotValue(s), ac: s.ac };
