@@ -39,7 +39,6 @@ export const ROTATION_REASON = {
 /** Seed credentialRotationWaitInterval: while waiting for the ControlPlane or a dependency. */
 export const ROTATION_WAIT_SECONDS = 10;
 
-export const SCHEDULED_FIELDS = ['intervalDays', 'preRotationDays', 'gracePeriodDays'] as const;
 
 export interface RotationContext {
   now: Date;
@@ -118,12 +117,9 @@ function completion(request: LatchedRequest | undefined, ac: KubeObject | undefi
  * schedule does not apply. The ControlPlane acts on it; this hook only reports.
  */
 function scheduleReport(cr: CredentialRotationParent, cps: KubeObject[]): { note?: string; nextRotationTime?: string; lastRotationTime?: string } {
-  const declared = SCHEDULED_FIELDS.filter((f) => (cr.spec as Record<string, unknown> | undefined)?.[f] !== undefined);
-  if (declared.length === 0 || cps.length !== 1) return {};
+  // preRotationDays and gracePeriodDays have CRD defaults: only intervalDays declares a schedule.
+  if ((cr.spec as Record<string, unknown> | undefined)?.intervalDays === undefined || cps.length !== 1) return {};
   const cp = cps[0]!;
-  if ((cr.spec as Record<string, unknown>).intervalDays === undefined) {
-    return { note: `${declared.join(', ')} apply only together with intervalDays` };
-  }
   const mode = stringAt(cp, 'spec', 'korc', 'adminCredential', 'applicationCredential', 'rotation', 'mode') ?? 'PasswordDriven';
   if (mode !== 'Scheduled') return { note: `the schedule applies once ControlPlane ${cp.metadata.name} has rotation mode Scheduled (it has ${mode})` };
   const nextRotationTime = stringAt(cp, 'status', 'adminApplicationCredential', 'rotationEligibleAt');
