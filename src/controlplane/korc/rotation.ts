@@ -86,6 +86,13 @@ function matches(materialised: KubeObject | undefined, cloudName: string, id: st
   return parsed?.kind === 'credential' && parsed.auth.id === id && parsed.auth.secret === value;
 }
 
+/** Whether a slot's Secret holds the secret its AC was minted with (an AC without the record is trusted). */
+function holdsItsSecret(s: Slot): boolean {
+  const value = slotValue(s);
+  const minted = annotationOf(s.ac, ANNOTATION.secretHash);
+  return value !== undefined && (minted === undefined || minted === sha256Hex(value));
+}
+
 export function scheduledRotation(r: RotationInput): RotationResult {
   const { input, creds, published, schedule } = r;
   const now = input.now.getTime();
@@ -134,6 +141,11 @@ export function scheduledRotation(r: RotationInput): RotationResult {
       break;
     }
     case 'minting':
+      if (creds.replacement && !holdsItsSecret(creds.replacement)) {
+        out.releases.push(identity(creds.replacement.ac!));
+        out.note = `scheduled rotation: Secret ${creds.replacement.name} does not hold the secret replacement ${creds.replacement.name} is minted with; it is released and minted again`;
+        break;
+      }
       if (creds.replacement) out.acs.push(kept(creds.replacement));
       out.note = creds.replacement
         ? `scheduled rotation: waiting for replacement ApplicationCredential ${creds.replacement.name} to be Available with an id`
@@ -143,10 +155,11 @@ export function scheduledRotation(r: RotationInput): RotationResult {
       const rep = creds.replacement!;
       const id = openstackId(rep.ac)!;
       const value = slotValue(rep);
-      if (value === undefined || annotationOf(rep.ac, ANNOTATION.secretHash) !== sha256Hex(value)) {
-        // Its secret is not the one observed: never publish a document that cannot authenticate.
-        out.acs.push(kept(rep));
-        out.note = `scheduled rotation: Secret ${rep.name} does not hold the secret replacement ${rep.name} was minted with; the published credential stays`;
+      if (value === undefined || !holdsItsSecret(rep)) {
+        // Its secret is not the one observed: never publish a document that cannot authenticate;
+        // the replacement was never published, so it is released and minted again.
+        out.releases.push(identity(rep.ac!));
+        out.note = `scheduled rotation: Secret ${rep.name} does not hold the secret replacement ${rep.name} was minted with; it is released and minted again`;
         break;
       }
       out.acs.push(kept(published, { [ANNOTATION.supersededAt]: formatSeconds(now) }), kept(rep));
