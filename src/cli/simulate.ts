@@ -67,7 +67,7 @@ async function main(): Promise<number> {
   if (!input?.metadata?.name) fail(`${parsed.positionals[0]} holds no ControlPlane with a metadata.name`);
 
   let sim: Simulation | undefined;
-  const app = await buildServer({ ...(process.env.SIM_LOG === "1" ? { logLevel: "error" } : { logger: false }), clock: () => sim!.now, random: seededRandom(parsed.values.seed ?? 'simulate') });
+  const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(parsed.values.seed ?? 'simulate') });
   sim = new Simulation({ app, tickSeconds: tick });
   let cp;
   try {
