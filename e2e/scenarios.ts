@@ -557,6 +557,30 @@ export function scenarios(shared: string): Scenario[] {
         throw new AssertionError(`${problems.join('; ')}${onlyCredential ? ' — only the ApplicationCredential: the pending adoption work (branch adopt); C5C3_E2E_ALLOW_ADOPT_PENDING=1 skips this scenario loudly' : ''}`);
       },
     },
+    {
+      id: 15,
+      title: 'scheduled rotation: the API server accepts the expiresAt the hook sets (AC and status)',
+      async run(ctx) {
+        const ns = 'scheduled';
+        const name = 'keystone';
+        const spec = structuredClone(BROWNFIELD.spec) as Obj;
+        spec.korc.adminCredential.applicationCredential = { rotation: { mode: 'Scheduled' } };
+        await ensureNamespace(ctx, ns);
+        const cr = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', metadata: { name: 'admin-schedule', namespace: ns }, spec: { target: 'adminApplicationCredential', intervalDays: 30 } };
+        const created = await ctx.kube.create(cr);
+        check(created.spec.preRotationDays === 7 && created.spec.gracePeriodDays === 1, `CRD defaults not applied: ${JSON.stringify(created.spec)}`);
+        await createControlPlane(ctx, { metadata: { name, namespace: ns }, spec });
+        const cp = await waitReady(ctx, cpRef(ns, name), 180_000, (o) => !!o.status?.adminApplicationCredential?.expiresAt);
+        const status = cp.status.adminApplicationCredential;
+        const ac = await ctx.kube.get({ apiVersion: GVK.ApplicationCredential.apiVersion, kind: 'ApplicationCredential', namespace: ns, name: childNames(name).adminAppCredential });
+        check(!!ac, 'no admin ApplicationCredential in the API server');
+        check(ac!.spec.resource.expiresAt === status.expiresAt, `spec.resource.expiresAt ${ac!.spec.resource.expiresAt} is not status.expiresAt ${status.expiresAt}`);
+        const lifetime = Date.parse(ac!.spec.resource.expiresAt) - Date.parse(ac!.metadata.creationTimestamp);
+        check(Math.abs(lifetime - 30 * 86_400_000) < 120_000, `expiresAt is not creation + 30 days (${lifetime} ms)`);
+        check(Date.parse(status.rotationEligibleAt) === Date.parse(status.expiresAt) - 7 * 86_400_000, `rotationEligibleAt ${status.rotationEligibleAt}`);
+        console.log(`    AC ${ac!.metadata.name} spec.resource.expiresAt ${ac!.spec.resource.expiresAt} accepted; rotationEligibleAt ${status.rotationEligibleAt}`);
+      },
+    },
     ...upgradeScenarios(),
   ];
 }

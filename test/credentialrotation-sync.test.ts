@@ -91,8 +91,9 @@ t.test('the latch: one rotation per generation; completion reported', async (t) 
   const blocked = await rotate(app, rotation(undefined, 5, edited.status), [controlPlane(undefined, 'WaitingForAdminPassword'), adminAc()]);
   t.equal(blocked.status.lastTriggeredGeneration, 4, 'not latched while the ControlPlane cannot act');
   const scheduled = await rotate(app, rotation({ target: 'adminApplicationCredential', intervalDays: 30, gracePeriodDays: 2 }), [controlPlane(), adminAc()]);
-  t.match(ready(scheduled), { reason: 'NoRotationNeeded', message: /scheduled rotation \(intervalDays, gracePeriodDays\) is not implemented yet and is deferred/ });
-  t.ok(logs.some((l) => l.includes('"reason":"ScheduledRotationDeferred"')));
+  t.match(ready(scheduled), { reason: 'NoRotationNeeded', message: /the schedule applies once ControlPlane .* has rotation mode Scheduled \(it has PasswordDriven\)/ });
+  t.notOk(scheduled.status.nextRotationTime, 'no schedule in force, no next rotation');
+  t.notOk(logs.some((l) => l.includes('"reason":"ScheduledRotationDeferred"')), 'no longer deferred');
 });
 
 /** The CredentialRotation decorator's view of a ControlPlane world. */

@@ -199,7 +199,7 @@ t.test('re-mint on a password change: omit, fresh secret, Terminating, stalled, 
 });
 
 
-t.test('rotation modes: Manual keeps the credential on a password change; Scheduled says it is not implemented', async (t) => {
+t.test('rotation modes: Manual keeps the credential on a password change; Scheduled without a schedule says so and behaves as PasswordDriven', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
   const cp = managedCP();
@@ -219,7 +219,8 @@ t.test('rotation modes: Manual keeps the credential on a password change; Schedu
   const scheduled = managedCP();
   scheduled.spec.korc.adminCredential.applicationCredential.rotation.mode = 'Scheduled';
   const w2 = await converge(app, scheduled);
-  t.match(conditionOf(w2.response.status, 'KORCReady'), { status: 'True', message: /Scheduled: scheduling is not implemented/ });
+  t.match(conditionOf(w2.response.status, 'KORCReady'), { status: 'True', message: /rotation mode Scheduled without a CredentialRotation declaring intervalDays: the credential rotates as in PasswordDriven/ });
+  t.notOk(acOf(w2.response.children)!.spec.resource.expiresAt, 'no schedule, no expiry');
   const res3 = await sync(app, w2.parent, w2.children, relatedWithPassword(w2, 'rotated-Passw0rd'));
   t.match(conditionOf(res3.status, 'KORCReady'), { reason: 'ReMinting' }, 'Scheduled re-mints on a password change');
 });

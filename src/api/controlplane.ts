@@ -254,7 +254,8 @@ const ApplicationCredential = Type.Object(
               default: DEFAULTS.rotationMode,
               description:
                 'PasswordDriven re-mints when the admin password changes; Manual only on a CredentialRotation ' +
-                'request; Scheduled behaves as PasswordDriven (scheduling is not implemented).',
+                'request; Scheduled also rotates make-before-break on the schedule of the CredentialRotation of the ' +
+                'namespace that declares intervalDays (without one it behaves as PasswordDriven).',
             }),
           ),
         },
@@ -370,6 +371,23 @@ export const AdminApplicationCredentialStatus = Type.Object(
       Type.String({ format: 'date-time', description: 'When the credential ID last changed.' }),
     ),
     restricted: Type.Optional(Type.Boolean({ description: 'Whether the credential in use is restricted.' })),
+    expiresAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When Keystone expires the credential in use (set under scheduled rotation).' }),
+    ),
+    rotationEligibleAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When its replacement is minted (expiresAt minus preRotationDays; scheduled rotation).' }),
+    ),
+    superseded: Type.Optional(
+      Type.Object(
+        {
+          id: Type.String({ description: 'OpenStack application-credential ID of the superseded credential.' }),
+          revokeAt: Type.Optional(
+            Type.String({ format: 'date-time', description: 'When it is revoked (gracePeriodDays after the switch, or its expiry), once the materialised clouds.yaml carries its successor.' }),
+          ),
+        },
+        { description: 'The credential the one in use replaced, while it still exists (scheduled rotation).' },
+      ),
+    ),
   },
   { description: 'Observed state of the K-ORC admin application credential.' },
 );

@@ -12,13 +12,13 @@ export const CredentialRotationSpec = Type.Object(
       Type.Boolean({ description: 'Request the initial mint instead of a rotation; a no-op once the credential exists.' }),
     ),
     gracePeriodDays: Type.Optional(
-      Int32({ minimum: 0, description: 'Days the superseded credential stays valid. Accepted, not implemented yet.' }),
+      Int32({ minimum: 0, default: 1, description: 'Days the superseded credential stays valid after its replacement is published (rotation mode Scheduled).' }),
     ),
     intervalDays: Type.Optional(
-      Int32({ minimum: 1, description: 'Scheduled rotation cadence in days. Accepted, not implemented yet.' }),
+      Int32({ minimum: 1, description: 'Lifetime of each admin application credential in days (Keystone expiresAt); declares the schedule of rotation mode Scheduled.' }),
     ),
     preRotationDays: Type.Optional(
-      Int32({ minimum: 0, description: 'Days before expiry a replacement is minted. Accepted, not implemented yet.' }),
+      Int32({ minimum: 0, default: 7, description: 'Days before expiry the replacement is minted alongside (capped at half of intervalDays).' }),
     ),
     reMint: Type.Optional(
       Type.Boolean({ description: 'Discard the current credential and mint a fresh one, once per spec generation.' }),
@@ -37,6 +37,12 @@ export const CredentialRotationStatus = Type.Object(
     lastTriggeredTime: Type.Optional(
       Type.String({ format: 'date-time', description: 'When the reMint request of lastTriggeredGeneration was latched.' }),
     ),
+    lastRotationTime: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Scheduled rotation: when the ControlPlane last changed the credential in use.' }),
+    ),
+    nextRotationTime: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Scheduled rotation: when the ControlPlane mints the next replacement.' }),
+    ),
     observedGeneration: Type.Optional(Int64({ description: 'The .metadata.generation last reconciled.' })),
   },
   { description: 'Observed state of a CredentialRotation.' },
@@ -45,7 +51,7 @@ export const CredentialRotationStatus = Type.Object(
 export const CredentialRotation = CustomResource(
   CredentialRotationSpec,
   CredentialRotationStatus,
-  'A one-shot rotation request for a control-plane credential.',
+  'A rotation request (one-shot reMint) or schedule (intervalDays) for a control-plane credential.',
 );
 
 export const CREDENTIALROTATION = kindNames('CredentialRotation', 'credentialrotations');

@@ -24,6 +24,13 @@ export const ANNOTATION = {
   mintedSecretHash: 'c5c3.io/minted-secret-sha256',
   /** On the admin AC: the CredentialRotation requests (`uid/generation`, sorted) its mint honoured. */
   rotationRequests: 'c5c3.io/rotation-requests',
+  /**
+   * On an admin AC minted under a rotation schedule: its place in the sequence of scheduled
+   * mints (a replacement is one more than the credential it replaces; absent counts as 0).
+   */
+  rotationSequence: 'c5c3.io/rotation-sequence',
+  /** On the superseded admin AC: when the published credential switched to its replacement. */
+  supersededAt: 'c5c3.io/superseded-at',
   /** On the clouds.yaml ExternalSecret: ESO re-syncs when this value changes. */
   forceSync: 'external-secrets.io/force-sync',
 } as const;
@@ -45,6 +52,12 @@ export function childNames(cp: string) {
     adminPasswordCloud: `${cp}-admin-password-cloud`,
     adminAppCredential: `${cp}-admin-app-credential`,
     adminAppCredentialBackup: `${cp}-admin-app-credential-backup`,
+    /**
+     * Slot B of scheduled rotation: the replacement AC minted alongside the one in slot A
+     * (`adminAppCredential`), and the Secret holding the secret it is minted with. Rotations
+     * alternate between the two slots (korc/slots.ts).
+     */
+    adminAppCredentialB: `${cp}-admin-app-credential-b`,
     domain: `${cp}-domain-default`,
     user: `${cp}-user-admin`,
     identityService: `${cp}-identity-service`,

@@ -92,7 +92,9 @@ export function runPipeline(
     for (const id of result.releases ?? []) released.add(id);
     if (result.outcome.kind !== 'complete') {
       stopped = true;
-      resyncAfterSeconds = result.outcome.requeueSeconds;
+      resyncAfterSeconds = Math.min(result.outcome.requeueSeconds, resyncAfterSeconds ?? Infinity);
+    } else if (result.resyncAfterSeconds !== undefined) {
+      resyncAfterSeconds = Math.min(result.resyncAfterSeconds, resyncAfterSeconds ?? Infinity);
     }
   });
 

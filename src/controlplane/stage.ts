@@ -69,6 +69,11 @@ export interface StageResult {
    * re-mint of the admin ApplicationCredential does this.
    */
   releases?: string[];
+  /**
+   * A complete stage's next deadline in seconds (scheduled rotation): the pass asks to be called
+   * back then, unless a stage waiting asks for sooner.
+   */
+  resyncAfterSeconds?: number;
 }
 
 export interface Stage {

@@ -8,6 +8,7 @@ import { REASON, REQUEUE } from './conditions.js';
 import { incumbentOver } from './duplicate-guard.js';
 import { runPipeline, type StageTrace } from './pipeline.js';
 import { readSpec } from './spec.js';
+import { activeSchedule } from './korc/schedule.js';
 import { buildStatus } from './status.js';
 import { previousConditions } from '../k8s/conditions.js';
 import { controlPlaneRef } from './stage.js';
@@ -31,7 +32,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   const children = new ObjectIndex(request.children, parent.metadata.namespace);
   const related = new ObjectIndex(request.related, parent.metadata.namespace);
   const previous = previousConditions(parent.status);
-  const credential = credentialStatus(cp, children, parent.status, context.now);
+  const credential = credentialStatus(cp, children, parent.status, context.now, activeSchedule(spec, related, cp.namespace));
   const statusBase = { cp, spec, credential, previous, now: context.now };
 
   const incumbent = incumbentOver(

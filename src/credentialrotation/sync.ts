@@ -14,6 +14,7 @@ import { isAvailable } from '../k8s/orc.js';
 import { at, stringAt } from '../k8s/read.js';
 import { CONDITION, REASON as CP_REASON } from '../controlplane/conditions.js';
 import { childNames } from '../controlplane/names.js';
+import { publishedCredential } from '../controlplane/korc/slots.js';
 import { ADMIN_AC_TARGET, honours, latchedAt, lists, requestKey, type LatchedRequest } from '../controlplane/korc/rotation-requests.js';
 import { formatTime } from '../k8s/conditions.js';
 import type { HookEvent } from '../events.js';
@@ -38,7 +39,6 @@ export const ROTATION_REASON = {
 /** Seed credentialRotationWaitInterval: while waiting for the ControlPlane or a dependency. */
 export const ROTATION_WAIT_SECONDS = 10;
 
-export const SCHEDULED_FIELDS = ['intervalDays', 'preRotationDays', 'gracePeriodDays'] as const;
 
 export interface RotationContext {
   now: Date;
@@ -106,6 +106,26 @@ function completion(request: LatchedRequest | undefined, ac: KubeObject | undefi
   return { status: 'False', reason: ROTATION_REASON.RotationInProgress, message: `Waiting for an Available ApplicationCredential minted for request ${request.key}` };
 }
 
+/**
+ * Scheduled rotation as this CredentialRotation sees it (issue 19): when it declares intervalDays,
+ * the ControlPlane's next and last rotation (its status.adminApplicationCredential), or why the
+ * schedule does not apply. The ControlPlane acts on it; this hook only reports.
+ */
+function scheduleReport(cr: CredentialRotationParent, cps: KubeObject[]): { note?: string; nextRotationTime?: string; lastRotationTime?: string } {
+  // preRotationDays and gracePeriodDays have CRD defaults: only intervalDays declares a schedule.
+  if ((cr.spec as Record<string, unknown> | undefined)?.intervalDays === undefined || cps.length !== 1) return {};
+  const cp = cps[0]!;
+  const mode = stringAt(cp, 'spec', 'korc', 'adminCredential', 'applicationCredential', 'rotation', 'mode') ?? 'PasswordDriven';
+  if (mode !== 'Scheduled') return { note: `the schedule applies once ControlPlane ${cp.metadata.name} has rotation mode Scheduled (it has ${mode})` };
+  const nextRotationTime = stringAt(cp, 'status', 'adminApplicationCredential', 'rotationEligibleAt');
+  const lastRotationTime = stringAt(cp, 'status', 'adminApplicationCredential', 'lastRotation');
+  return {
+    note: nextRotationTime ? `ControlPlane ${cp.metadata.name} rotates the credential on this schedule, next at ${nextRotationTime}` : `ControlPlane ${cp.metadata.name} rotates the credential on this schedule`,
+    nextRotationTime,
+    lastRotationTime,
+  };
+}
+
 export function syncCredentialRotation(request: CredentialRotationSyncRequest, context: RotationContext): DecoratorHookResponse {
   const cr = request.object;
   const ns = cr.metadata.namespace;
@@ -114,7 +134,8 @@ export function syncCredentialRotation(request: CredentialRotationSyncRequest, c
   const latchedBefore = at(previousStatus, 'lastTriggeredGeneration');
   const related = new ObjectIndex(request.related, ns);
   const cps = related.ofKind(GVK.ControlPlane).filter((c) => c.metadata.namespace === ns);
-  const ac = cps.length === 1 ? related.get(GVK.ApplicationCredential, ns, childNames(cps[0]!.metadata.name).adminAppCredential) : undefined;
+  // The published admin AC: slot A's, or under scheduled rotation either slot's (korc/slots.ts).
+  const ac = cps.length === 1 ? publishedCredential({ name: cps[0]!.metadata.name, namespace: ns }, related).ac : undefined;
 
   const verdict = decide(cr, generation, typeof latchedBefore === 'number' ? latchedBefore : 0, cps, ac);
   const latched = verdict.latch ?? (typeof latchedBefore === 'number' ? latchedBefore : 0);
@@ -122,12 +143,9 @@ export function syncCredentialRotation(request: CredentialRotationSyncRequest, c
   const latchTime = newlyLatched ? formatTime(context.now) : latchedAt(cr as KubeObject);
   const latch: LatchedRequest | undefined =
     latched > 0 ? requestOf(cr, latched, latchTime) : undefined;
-  const scheduled = SCHEDULED_FIELDS.filter((f) => (cr.spec as Record<string, unknown> | undefined)?.[f] !== undefined);
   const ready = { ...verdict.ready };
-  if (scheduled.length > 0) {
-    ready.message += `; scheduled rotation (${scheduled.join(', ')}) is not implemented yet and is deferred`;
-    context.onEvent?.({ level: 'info', reason: 'ScheduledRotationDeferred', message: `CredentialRotation ${ns}/${cr.metadata.name}: ${scheduled.join(', ')} accepted, not acted on`, objects: [`CredentialRotation/${cr.metadata.name}`] });
-  }
+  const schedule = scheduleReport(cr, cps);
+  if (schedule.note) ready.message += `; ${schedule.note}`;
   if (verdict.ready.reason === ROTATION_REASON.RotationTriggered) {
     context.onEvent?.({ level: 'info', reason: 'RotationNudged', message: verdict.ready.message, objects: [`CredentialRotation/${cr.metadata.name}`] });
   }
@@ -143,6 +161,8 @@ export function syncCredentialRotation(request: CredentialRotationSyncRequest, c
   const ownTime = stringAt(previousStatus, 'lastTriggeredTime');
   if (newlyLatched) status.lastTriggeredTime = latchTime;
   else if (ownTime !== undefined) status.lastTriggeredTime = ownTime;
+  if (schedule.nextRotationTime) status.nextRotationTime = schedule.nextRotationTime;
+  if (schedule.lastRotationTime) status.lastRotationTime = schedule.lastRotationTime;
   const response: DecoratorHookResponse = { status, attachments: [] };
   // No poll while a request is pending: the AC and the ControlPlane are related objects.
   const requeue = verdict.requeue;

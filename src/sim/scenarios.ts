@@ -9,6 +9,7 @@ import type { RoundRecord, Simulation } from './simulation.js';
 import { AGGREGATE_PHASES } from './aggregate-phases.js';
 import { TAKEOVER_PHASES } from './takeover-phases.js';
 import { UPGRADE_PHASES } from './upgrade-phases.js';
+import { SCHEDULED_PHASES } from './scheduled-phases.js';
 
 export interface PhaseContext {
   sim: Simulation;
@@ -31,6 +32,10 @@ export interface Phase {
   done(ctx: PhaseContext): boolean;
   /** Problems seen on the way (empty when the phase behaved). */
   verify(ctx: PhaseContext): string[];
+  /** Checked after every round of the phase (busy or not): problems seen in that round. */
+  watch?(ctx: PhaseContext): string[];
+  /** Rounds the phase may take (default 200). */
+  maxRounds?: number;
 }
 
 export const conditionOf = (o: Obj | undefined, type: string): Obj | undefined => (o?.status?.conditions ?? []).find((c: Obj) => c.type === type);
@@ -140,6 +145,7 @@ export const PHASES: Record<string, Phase> = {
   ...AGGREGATE_PHASES,
   ...TAKEOVER_PHASES,
   ...UPGRADE_PHASES,
+  ...SCHEDULED_PHASES,
 };
 
 /** Scenario names a user passes to --scenario, as phase sequences. */
@@ -154,6 +160,7 @@ export const SCENARIOS: Record<string, string[]> = {
   upgrade: ['upgrade'],
   'upgrade-fails': ['upgrade-fails'],
   'upgrade-refused': ['upgrade-refused'],
+  scheduled: ['scheduled', 'scheduled-outage'],
 };
 export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'aggregate', 'delete'];
 
@@ -175,8 +182,11 @@ export async function runPhase(sim: Simulation, cp: ObjectRef, phase: Phase, max
   ctx.startId = adminCredentialId(ctx);
   const first = sim.rounds.length;
   phase.act(ctx);
-  const rounds = await sim.runUntil(() => phase.done(ctx), maxRounds);
+  const limit = phase.maxRounds ?? maxRounds;
+  const watched: string[] = [];
+  const rounds = await sim.runUntil(() => phase.done(ctx), limit, phase.watch ? () => watched.push(...phase.watch!(ctx)) : undefined);
   ctx.records = sim.rounds.slice(first);
-  const problems = rounds === undefined ? [`did not reach its goal within ${maxRounds} rounds`] : phase.verify(ctx);
+  const problems = [...new Set(watched)].slice(0, 10);
+  problems.push(...(rounds === undefined ? [`did not reach its goal within ${limit} rounds`] : phase.verify(ctx)));
   return { phase, rounds, records: ctx.records, problems };
 }

@@ -193,9 +193,10 @@ export class Simulation {
    * Rounds until `done` holds after a round that changed nothing (at rest), or `maxRounds`.
    * Returns the number of rounds it took, or undefined when it never got there.
    */
-  async runUntil(done: () => boolean, maxRounds = 200): Promise<number | undefined> {
+  async runUntil(done: () => boolean, maxRounds = 200, each?: () => void): Promise<number | undefined> {
     for (let i = 1; i <= maxRounds; i++) {
       const record = await this.step();
+      each?.();
       const busy = record.changes.length > 0;
       if (!busy && done()) return i;
       this.advance(busy);

@@ -37,6 +37,9 @@ const COMPARED = ['type', 'format', 'enum', 'pattern', 'minimum', 'maximum', 'mi
 
 // Defaults we add on top of the reference: the reference webhook's defaults, as schema defaults.
 const ADDED_DEFAULTS: Record<string, unknown> = {
+  // Scheduled rotation (issue 19): the schedule's defaults are in the CRD.
+  'spec.preRotationDays': 7,
+  'spec.gracePeriodDays': 1,
   'spec.infrastructure': {},
   'spec.infrastructure.database': {
     clusterRef: { name: DEFAULTS.databaseClusterName },
@@ -79,6 +82,12 @@ const ADDED_FIELDS = new Set([
   'ControlPlane spec.rolloutDeadline',
   'ControlPlane status.rollout',
   'ControlPlane status.lastUpdate',
+  // Scheduled rotation (issue 19).
+  'ControlPlane status.adminApplicationCredential.expiresAt',
+  'ControlPlane status.adminApplicationCredential.rotationEligibleAt',
+  'ControlPlane status.adminApplicationCredential.superseded',
+  'CredentialRotation status.lastRotationTime',
+  'CredentialRotation status.nextRotationTime',
 ]);
 
 function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: string) {

@@ -65,6 +65,14 @@ export function resourceDrift(live: KubeObject, want: ManagedResource): string[]
 export interface AcCommon {
   cp: ControlPlaneRef;
   cloudName: string;
+  /** The AC's name (its slot, korc/slots.ts); the slot A name when absent. */
+  name?: string;
+}
+
+/** What a mint under a rotation schedule adds: Keystone's expiry and the place in the sequence. */
+export interface ScheduledMint {
+  expiresAt: string;
+  sequence: number;
 }
 
 function acObject(c: AcCommon, resource: unknown, annotations: Record<string, string>): KubeObject {
@@ -72,7 +80,7 @@ function acObject(c: AcCommon, resource: unknown, annotations: Record<string, st
   return child(
     GVK.ApplicationCredential,
     c.cp,
-    names.adminAppCredential,
+    c.name ?? names.adminAppCredential,
     {
       spec: {
         cloudCredentialsRef: { cloudName: c.cloudName, secretName: names.adminPasswordCloud },
@@ -91,6 +99,7 @@ export function mintedAc(
   value: string,
   passwordHash: string,
   requests: LatchedRequest[],
+  scheduled?: ScheduledMint,
 ): KubeObject {
   const resource: Record<string, unknown> = {
     name: mintName(c.cp.name, value),
@@ -100,12 +109,14 @@ export function mintedAc(
     unrestricted: want.unrestricted,
   };
   if (want.accessRules.length > 0) resource.accessRules = want.accessRules;
+  if (scheduled) resource.expiresAt = scheduled.expiresAt;
   // Always written, also empty: an AC without it is one this service did not mint.
   const annotations: Record<string, string> = {
     [ANNOTATION.passwordHash]: passwordHash,
     [ANNOTATION.secretHash]: sha256Hex(value),
     [ANNOTATION.rotationRequests]: formatRequests(requests),
   };
+  if (scheduled) annotations[ANNOTATION.rotationSequence] = String(scheduled.sequence);
   return acObject(c, resource, annotations);
 }
 
@@ -115,7 +126,7 @@ export function mintedAc(
  */
 export function keptAc(c: AcCommon, live: KubeObject, stamp: Record<string, string> = {}): KubeObject {
   const annotations: Record<string, string> = {};
-  for (const key of [ANNOTATION.passwordHash, ANNOTATION.secretHash, ANNOTATION.rotationRequests]) {
+  for (const key of [ANNOTATION.passwordHash, ANNOTATION.secretHash, ANNOTATION.rotationRequests, ANNOTATION.rotationSequence, ANNOTATION.supersededAt]) {
     const value = at(live, 'metadata', 'annotations', key);
     if (typeof value === 'string') annotations[key] = value;
     else if (stamp[key] !== undefined) annotations[key] = stamp[key];

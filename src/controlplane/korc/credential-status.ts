@@ -4,11 +4,13 @@
 import type { Static } from '@sinclair/typebox';
 import type { AdminApplicationCredentialStatus } from '../../api/controlplane.js';
 import { formatTime } from '../../k8s/conditions.js';
-import { GVK } from '../../k8s/kinds.js';
 import { isTerminating, type ObjectIndex } from '../../k8s/observed.js';
 import { openstackId } from '../../k8s/orc.js';
-import { at, isObject } from '../../k8s/read.js';
-import { childNames } from '../names.js';
+import { at, isObject, stringAt } from '../../k8s/read.js';
+import { ANNOTATION } from '../names.js';
+import { adminCredentials } from './slots.js';
+import { credentialTimes } from './rotation.js';
+import { formatSeconds, lifetimeEnd, revokeAt, rotationEligibleAt, timeAt, type Schedule } from './schedule.js';
 import type { ControlPlaneRef } from '../stage.js';
 
 export type CredentialStatus = Static<typeof AdminApplicationCredentialStatus>;
@@ -24,12 +26,27 @@ function previousOf(status: unknown): CredentialStatus | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-export function credentialStatus(cp: ControlPlaneRef, children: ObjectIndex, previousStatus: unknown, now: Date): CredentialStatus | undefined {
+export function credentialStatus(cp: ControlPlaneRef, children: ObjectIndex, previousStatus: unknown, now: Date, schedule?: Schedule): CredentialStatus | undefined {
   const previous = previousOf(previousStatus);
-  const live = children.get(GVK.ApplicationCredential, cp.namespace, childNames(cp.name).adminAppCredential);
+  const creds = adminCredentials(cp, children);
+  const live = creds.published?.ac;
   const id = live && !isTerminating(live) ? openstackId(live) : undefined;
   if (!id) return previous;
   const unrestricted = at(live, 'spec', 'resource', 'unrestricted') === true;
   const lastRotation = previous?.id === id && previous.lastRotation ? previous.lastRotation : formatTime(now);
-  return { id, restricted: !unrestricted, lastRotation };
+  const out: CredentialStatus = { id, restricted: !unrestricted, lastRotation };
+  // Scheduled rotation (issue 19): Keystone's expiry, when the replacement is due, the superseded one.
+  const expiresAt = stringAt(live, 'spec', 'resource', 'expiresAt');
+  if (expiresAt !== undefined) out.expiresAt = expiresAt;
+  const times = credentialTimes(live);
+  if (schedule && lifetimeEnd(times, schedule) !== undefined) out.rotationEligibleAt = formatSeconds(rotationEligibleAt(times, schedule, now.getTime()));
+  const old = creds.superseded?.ac;
+  const oldId = openstackId(old);
+  if (old && oldId) {
+    const superseded: NonNullable<CredentialStatus['superseded']> = { id: oldId };
+    const supersededAt = timeAt(old, 'metadata', 'annotations', ANNOTATION.supersededAt);
+    if (schedule && supersededAt !== undefined) superseded.revokeAt = formatSeconds(revokeAt({ ...credentialTimes(old), supersededAt, terminating: false }, schedule));
+    out.superseded = superseded;
+  }
+  return out;
 }

@@ -78,9 +78,6 @@ function keepNotes(f: MintFacts, live: KubeObject): string[] {
   if (f.mode === 'Manual' && annotationOf(live, ANNOTATION.passwordHash) !== f.passwordHash) {
     notes.push('the admin password changed; rotation mode Manual keeps this credential until a CredentialRotation requests a re-mint');
   }
-  if (f.mode === 'Scheduled') {
-    notes.push('rotation mode Scheduled: scheduling is not implemented, the credential re-mints on password changes as in PasswordDriven');
-  }
   return notes;
 }
 

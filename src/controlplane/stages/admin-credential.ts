@@ -5,7 +5,6 @@
 // not bytes). The objects themselves are emitted by the KORC stage (DESIGN §9.1).
 import { GVK } from '../../k8s/kinds.js';
 import { isReady, notReadyDetail } from '../../k8s/observed.js';
-import { openstackId } from '../../k8s/orc.js';
 import { secretString } from '../../k8s/secret.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, type Reason } from '../conditions.js';
 import { secondsSince } from '../../k8s/conditions.js';
@@ -13,7 +12,8 @@ import { secretStoreReady } from '../external-secret.js';
 import { CLUSTER_SECRET_STORE, childNames } from '../names.js';
 import { complete, gate, waiting, type Stage, type StageResult } from '../stage.js';
 import { applicationCredentialCloud, cloudTarget, readApplicationCredential } from '../korc/clouds-yaml.js';
-import { CLOUDS_YAML_KEY, VALUE_KEY } from '../korc/round-trip.js';
+import { CLOUDS_YAML_KEY } from '../korc/round-trip.js';
+import { publishedCredential } from '../korc/slots.js';
 import { invalidSpec } from './invalid-spec.js';
 
 const wait = (reason: Reason, message: string): StageResult => ({
@@ -34,16 +34,17 @@ export const adminCredentialStage: Stage = {
     if (gated) return gated;
     if (!secretStoreReady(related)) return wait(REASON.SecretStoreNotReady, `ClusterSecretStore ${CLUSTER_SECRET_STORE} is not Ready`);
 
-    const ac = children.get(GVK.ApplicationCredential, cp.namespace, names.adminAppCredential);
-    const id = openstackId(ac);
-    if (!id) return wait(REASON.WaitingForCredentialID, `ApplicationCredential ${names.adminAppCredential} has no id yet`);
+    // The published credential: slot A's AC, or under scheduled rotation either slot's (korc/slots.ts).
+    const published = publishedCredential(cp, children);
+    const id = published.id;
+    if (!id) return wait(REASON.WaitingForCredentialID, `ApplicationCredential ${published.name} has no id yet`);
 
     const settings = input.resolved.korc;
     if (!settings.ok) return invalidSpec(settings.errors, REQUEUE.korc);
     const { cloudName, secretName } = settings.value;
     const secret = children.get(GVK.Secret, cp.namespace, names.adminAppCredential);
-    const value = secretString(secret, VALUE_KEY);
-    if (!value) return wait(REASON.WaitingForAppCredentialSecret, `Secret ${names.adminAppCredential} holds no application-credential secret yet`);
+    const value = published.value;
+    if (!value) return wait(REASON.WaitingForAppCredentialSecret, `Secret ${published.name} holds no application-credential secret yet`);
 
     const push = children.get(GVK.PushSecret, cp.namespace, names.adminAppCredentialBackup);
     if (!isReady(push)) return wait(REASON.WaitingForPushSecret, notReadyDetail(`PushSecret ${names.adminAppCredentialBackup}`, push));

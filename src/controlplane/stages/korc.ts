@@ -5,7 +5,7 @@
 import { GVK } from '../../k8s/kinds.js';
 import { identity, type KubeObject } from '../../k8s/observed.js';
 import { isAvailable, openstackId, terminalError } from '../../k8s/orc.js';
-import { secretString, sha256Hex } from '../../k8s/secret.js';
+import { sha256Hex } from '../../k8s/secret.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, type Reason } from '../conditions.js';
 import { secondsSince } from '../../k8s/conditions.js';
 import { ANNOTATION, childNames } from '../names.js';
@@ -27,6 +27,10 @@ import {
 } from '../korc/round-trip.js';
 import { formatRequests, rotationRequests, type LatchedRequest } from '../korc/rotation-requests.js';
 import { invalidSpec } from './invalid-spec.js';
+import { adminCredentials, slotValue, type Slot, type AdminCredentials } from '../korc/slots.js';
+import { readSchedule, formatSeconds } from '../korc/schedule.js';
+import { materialisedMatches, scheduledRotation, unscheduledOthers, type RotationResult } from '../korc/rotation.js';
+import { type ScheduledMint } from '../korc/application-credential.js';
 
 const SECRET_BYTES = 32;
 
@@ -57,11 +61,10 @@ function withImports(input: StageInput, message: string): string {
   return stuck ? `${message}; ${stuck}` : message;
 }
 
-function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: string): Decided {
+function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: string, name: string, scheduled?: ScheduledMint): Decided {
   const { live, passwordHash, mintedSecretHash } = facts;
   const fresh = () => input.random(SECRET_BYTES).toString('base64url');
-  const name = childNames(input.cp.name).adminAppCredential;
-  const common = { cp: input.cp, cloudName };
+  const common = { cp: input.cp, cloudName, name };
   const wait = (reason: Reason, message: string) => ({ condition: { status: 'False' as const, reason, message }, outcome: waiting(REQUEUE.korc) });
   switch (plan.kind) {
     case 'keep': {
@@ -111,7 +114,7 @@ function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: 
       const value = plan.value ?? fresh();
       return {
         ...wait(REASON.WaitingForApplicationCredential, withImports(input, `ApplicationCredential ${name} is being created`)),
-        ac: mintedAc(common, facts.want, value, passwordHash, facts.requests),
+        ac: mintedAc(common, facts.want, value, passwordHash, facts.requests, scheduled),
         release: false,
         value,
         mintedSecretHash: sha256Hex(value),
@@ -125,6 +128,31 @@ function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: 
         mintedSecretHash,
       };
   }
+}
+
+/** Slot B's Secret: only the secret its AC is minted with. */
+function slotSecret(cp: StageInput['cp'], name: string, value: string, mintedSecretHash: string | undefined): KubeObject {
+  return ownedSecret(cp, name, { [VALUE_KEY]: value }, mintedSecretHash ? { [ANNOTATION.mintedSecretHash]: mintedSecretHash } : undefined);
+}
+
+type SlotSecret = { value: string; mintedSecretHash: string | undefined };
+
+/**
+ * The `value` (and minted-secret record) of each slot's Secret: the decided slot's from the mint
+ * decision, the other's from the rotation step or as observed. Slot A's Secret always exists (it
+ * carries the clouds.yaml); slot B's only once it is observed or written.
+ */
+function slotSecretValues(creds: AdminCredentials, slot: Slot, d: Decided, rotation: RotationResult | undefined, fresh: () => string): [SlotSecret, SlotSecret | undefined] {
+  const out: (SlotSecret | undefined)[] = [undefined, undefined];
+  out[slot.index] = { value: d.value, mintedSecretHash: d.mintedSecretHash };
+  if (rotation?.otherValue) out[rotation.otherValue.slot.index] = { value: rotation.otherValue.value, mintedSecretHash: rotation.otherValue.mintedSecretHash };
+  for (const s of creds.slots) {
+    if (out[s.index] || !s.secret) continue;
+    const value = slotValue(s);
+    if (value !== undefined) out[s.index] = { value, mintedSecretHash: annotationOf(s.secret, ANNOTATION.mintedSecretHash) };
+  }
+  // Slot A's Secret without a value of its own (only when slot B is decided): an unused fresh one.
+  return [out[0] ?? { value: fresh(), mintedSecretHash: annotationOf(creds.slots[0].secret, ANNOTATION.mintedSecretHash) }, out[1]];
 }
 
 export const korcStage: Stage = {
@@ -149,37 +177,69 @@ export const korcStage: Stage = {
     const names = childNames(cp.name);
     const target = cloudTarget(input, k.cloudName);
     const pwCloud = passwordCloud(target, password.password);
-    const live = children.get(GVK.ApplicationCredential, cp.namespace, names.adminAppCredential);
+    // The slot the mint decision is about: the published AC's (korc/slots.ts), slot A otherwise.
+    const creds = adminCredentials(cp, children);
+    const slot = creds.published ?? creds.terminating[0] ?? creds.slots[0];
+    const live = slot.ac;
     const observedSecret = children.get(GVK.Secret, cp.namespace, names.adminAppCredential);
     const facts: MintFacts = {
       live,
-      observedValue: secretString(observedSecret, VALUE_KEY),
-      mintedSecretHash: annotationOf(observedSecret, ANNOTATION.mintedSecretHash),
+      observedValue: slotValue(slot),
+      mintedSecretHash: annotationOf(slot.secret, ANNOTATION.mintedSecretHash),
       passwordHash: password.hash,
       mode: k.mode,
-      want: managedResource(cp.name, k.restricted, k.accessRules),
+      want: { ...managedResource(cp.name, k.restricted, k.accessRules), secretRef: slot.name },
       requests: rotationRequests(input.related, cp.namespace),
     };
     if (input.rollout?.holdReMint !== undefined) facts.holdReMint = input.rollout.holdReMint;
-    const d = decide(input, planMint(facts), facts, k.cloudName);
+    const scheduleRead = k.mode === 'Scheduled' ? readSchedule(input.related, cp.namespace) : undefined;
+    const schedule = scheduleRead?.kind === 'schedule' ? scheduleRead.schedule : undefined;
+    const scheduledMint = schedule ? { expiresAt: formatSeconds(input.now.getTime() + schedule.intervalMs), sequence: 0 } : undefined;
+    let plan = planMint(facts);
+    const rotation = plan.kind === 'keep' && schedule && creds.published && openstackId(live) && isAvailable(live)
+      ? scheduledRotation({
+          input, creds, published: creds.published, publishedValue: plan.value, schedule,
+          common: { cp, cloudName: k.cloudName }, want: facts.want, passwordHash: password.hash, requests: facts.requests,
+          target, cloudName: k.cloudName, materialised: input.related.get(GVK.Secret, cp.namespace, k.secretName),
+        })
+      : undefined;
+    if (rotation?.step.kind === 'expired') plan = { kind: 'remint', reasons: [`ApplicationCredential ${slot.name} ${rotation.note}`] };
+    else if (plan.kind === 'keep') plan = { ...plan, notes: [...plan.notes, ...(rotation ? [rotation.note] : scheduleRead?.kind === 'none' && scheduleRead.note ? [scheduleRead.note] : [])] };
+    const d = decide(input, plan, facts, k.cloudName, slot.name, scheduledMint);
 
-    const cloudsYaml = d.id ? applicationCredentialCloud(target, d.id, d.value) : pwCloud;
+    const published = rotation?.switchTo ?? (d.id ? { id: d.id, value: d.value } : undefined);
+    const cloudsYaml = published ? applicationCredentialCloud(target, published.id, published.value) : pwCloud;
     const forceSync = forceSyncValue({
       document: cloudsYaml,
       observedSecret,
       observedPushSecret: children.get(GVK.PushSecret, cp.namespace, names.adminAppCredentialBackup),
       observedExternalSecret: children.get(GVK.ExternalSecret, cp.namespace, k.secretName),
     });
+    const slotSecrets = slotSecretValues(creds, slot, d, rotation, () => input.random(SECRET_BYTES).toString('base64url'));
     const desired: KubeObject[] = [
       ownedSecret(cp, names.adminPasswordCloud, { [CLOUDS_YAML_KEY]: pwCloud }),
       ...adminImports(cp, { cloudName: k.cloudName, secretName: k.secretName }),
-      appCredentialSecret(cp, d.value, cloudsYaml, d.mintedSecretHash),
+      appCredentialSecret(cp, slotSecrets[0].value, cloudsYaml, slotSecrets[0].mintedSecretHash),
       backupPushSecret(cp),
       cloudsYamlExternalSecret(cp, k.secretName, forceSync),
     ];
-    if (d.ac) desired.push(d.ac);
+    if (slotSecrets[1]) desired.push(slotSecret(cp, creds.slots[1].name, slotSecrets[1].value, slotSecrets[1].mintedSecretHash));
+    // The rotation's version of the decided AC (the switch stamps superseded-at) replaces it.
+    if (d.ac && !rotation?.acs.some((ac) => ac.metadata.name === d.ac!.metadata.name)) desired.push(d.ac);
+    const releases = new Set<string>();
+    if (d.release && live) releases.add(identity(live));
+    if (rotation) {
+      desired.push(...rotation.acs);
+      rotation.releases.forEach((r) => releases.add(r));
+    } else {
+      const materialisedPublished = d.id !== undefined && materialisedMatches(input.related.get(GVK.Secret, cp.namespace, k.secretName), k.cloudName, d.id, d.value);
+      unscheduledOthers(creds, d.release, d.id !== undefined, materialisedPublished).releases.forEach((r) => releases.add(r));
+    }
+    // A Terminating AC of the other slot (a superseded one being revoked) stays released.
+    for (const s of creds.terminating) if (s !== slot) releases.add(identity(s.ac!));
     const result: StageResult = { condition: d.condition, outcome: d.outcome, children: desired };
-    if (d.release && live) result.releases = [identity(live)];
+    if (releases.size > 0) result.releases = [...releases].sort();
+    if (rotation?.resyncAfterSeconds !== undefined && d.outcome.kind === 'complete') result.resyncAfterSeconds = rotation.resyncAfterSeconds;
     return result;
   },
 };
