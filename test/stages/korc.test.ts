@@ -3,7 +3,7 @@ import t from 'tap';
 import { korcStage } from '../../src/controlplane/stages/korc.js';
 import { identity } from '../../src/k8s/observed.js';
 import { managedCP } from '../support/sync.js';
-import { adminPasswordSecret } from '../support/world.js';
+import { adminPasswordSecret, clusterSecretStore } from '../support/world.js';
 import { appCredential, names, sha256 } from '../support/korc.js';
 import { convergedWorld, emitted, run, type StageWorld } from '../support/stage.js';
 import type { Obj } from '../support/shared.js';
@@ -82,4 +82,25 @@ t.test('an empty cloudName: InvalidSpec naming the field, nothing emitted', asyn
 
 t.test('deterministic: same world, clock and random give the same result', async (t) => {
   t.same(run(korcStage, withPassword(converged, 'x-Passw0rd')), run(korcStage, withPassword(converged, 'x-Passw0rd')));
+});
+
+t.test('scheduled rotation: a due replacement is minted alongside, unless a release rollout holds mints', async (t) => {
+  const parent = managedCP();
+  parent.spec.korc.adminCredential.applicationCredential = { rotation: { mode: 'Scheduled' } };
+  const schedule = {
+    apiVersion: 'c5c3.io/v1alpha1',
+    kind: 'CredentialRotation',
+    metadata: { name: 'admin-schedule', namespace: parent.metadata.namespace, uid: 'uid-schedule' },
+    spec: { target: 'adminApplicationCredential', intervalDays: 30, preRotationDays: 7, gracePeriodDays: 1 },
+  };
+  const world = convergedWorld(parent, undefined, [clusterSecretStore(), schedule]);
+  t.equal(world.children.filter(isAc).length, 1, 'one credential at rest');
+  const due = new Date(Date.parse('2026-11-21T12:00:00Z') + 24 * 86_400_000); // past expiresAt − 7 days
+  const rotating = run(korcStage, world, { now: due });
+  t.same(rotating.children.filter(isAc).map((c) => c.metadata.name).sort(), [n.ac, `${n.ac}-b`], 'the replacement is minted alongside');
+  t.notOk(rotating.releases, 'nothing released: make-before-break');
+  const held = run(korcStage, world, { now: due, input: { rollout: { holdReMint: 'a release rollout is in progress' } } });
+  t.same(held.children.filter(isAc).map((c) => c.metadata.name), [n.ac], 'no replacement during the rollout');
+  t.notOk(held.releases);
+  t.match(held.condition, { status: 'True', message: /is due and waits while a release rollout is in progress/ });
 });

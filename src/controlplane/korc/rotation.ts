@@ -65,7 +65,12 @@ export interface RotationInput {
   cloudName: string;
   /** The clouds.yaml Secret K-ORC reads (related, materialised by ESO). */
   materialised: KubeObject | undefined;
+  /** Why no credential may be minted now (a release rollout): a due replacement waits. */
+  hold?: string;
 }
+
+/** How soon a held rotation looks again (the rollout ends within its deadline). */
+const HELD_RECHECK_MS = 60_000;
 
 export interface RotationResult {
   step: RotationStep;
@@ -113,13 +118,18 @@ export function scheduledRotation(r: RotationInput): RotationResult {
   let step = planRotation(facts);
   // The other slot is still being deleted: nothing can be minted under its name yet.
   if (step.kind === 'mint' && other.ac && isTerminating(other.ac)) step = { kind: 'minting' };
+  // No mint starts while held (a release rollout): the live credential stays published meanwhile.
+  const held = r.hold !== undefined && (step.kind === 'mint' || step.kind === 'expired');
+  if (held) step = { kind: 'wait', dueAt: now + HELD_RECHECK_MS };
   const deadline = nextDeadline(step, facts);
   const out: RotationResult = { step, acs: [], releases: [], note: '', facts, resyncAfterSeconds: deadline === undefined ? undefined : resyncSeconds(deadline, now) };
   const kept = (s: Slot, stamp: Record<string, string> = {}) => keptAc({ ...r.common, name: s.name }, s.ac!, stamp);
   const due = formatSeconds(rotationEligibleAt(facts.published, schedule, now));
   switch (step.kind) {
     case 'wait':
-      out.note = `scheduled rotation (CredentialRotation ${schedule.source}): the replacement is minted at ${due}`;
+      out.note = held
+        ? `scheduled rotation (CredentialRotation ${schedule.source}) is due and waits while ${r.hold}`
+        : `scheduled rotation (CredentialRotation ${schedule.source}): the replacement is minted at ${due}`;
       break;
     case 'expired':
       // The stage turns this into a break-before-make re-mint.

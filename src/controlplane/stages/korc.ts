@@ -201,6 +201,7 @@ export const korcStage: Stage = {
           input, creds, published: creds.published, publishedValue: plan.value, schedule,
           common: { cp, cloudName: k.cloudName }, want: facts.want, passwordHash: password.hash, requests: facts.requests,
           target, cloudName: k.cloudName, materialised: input.related.get(GVK.Secret, cp.namespace, k.secretName),
+          ...(input.rollout?.holdReMint !== undefined ? { hold: input.rollout.holdReMint } : {}),
         })
       : undefined;
     if (rotation?.step.kind === 'expired') plan = { kind: 'remint', reasons: [`ApplicationCredential ${slot.name} ${rotation.note}`] };
