@@ -1,4 +1,4 @@
-// What seed 000 records as Kubernetes Events. Hooks cannot emit Events (DESIGN §7): a hook hands
+// What the upstream operator records as Kubernetes Events. Hooks cannot emit Events (docs/architecture.md §1.4): a hook hands
 // them to the server, which writes one structured log line per event with the same reason.
 export interface HookEvent {
   /** warn for what an operator must act on (ORCTeardownStalled), info otherwise. */

@@ -85,7 +85,7 @@ t.test('hostile but well-formed envelopes: 200, reasons in the status, every obs
     t.equal(res.status, 200, `${name}: 200`);
     const kept = ids(res.json.children);
     // The one release a sync may make: the admin AC of a re-mint (an AC without the record of
-    // its secret is re-minted, DESIGN §9.12).
+    // its secret is re-minted, docs/architecture.md §3.3).
     const remint = conditionOf(res.json.status, 'KORCReady')?.reason === 'ReMinting';
     const allowed = (id: string) => remint && id === 'ApplicationCredential/controlplane-keystone-admin-app-credential';
     const lost = ids(children).filter((id) => !kept.includes(id) && !allowed(id));

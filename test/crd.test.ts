@@ -120,7 +120,7 @@ t.test('CredentialRotation CRD: target enum and day counts', async (t) => {
   t.match(admit.CredentialRotation(cr({})).errors.join(), /required property 'target'/);
 });
 
-t.test('SecretAggregate CRD: seed 002 API, columns Ready, Target, Age; everything the placeholder accepted still accepted', async (t) => {
+t.test('SecretAggregate CRD: the upstream API, columns Ready, Target, Age; everything the placeholder accepted still accepted', async (t) => {
   const crd = secretAggregateCRD();
   const v = crd.spec.versions[0]!;
   t.same(v.subresources, { status: {} });
@@ -130,7 +130,7 @@ t.test('SecretAggregate CRD: seed 002 API, columns Ready, Target, Age; everythin
     ['Age', '.metadata.creationTimestamp'],
   ]);
   const sa = (spec: Obj) => ({ apiVersion: 'c5c3.io/v1alpha1', kind: 'SecretAggregate', metadata: { name: 'nova-all-credentials', namespace: 'openstack' }, spec });
-  // The example of seed 002, verbatim.
+  // The upstream example (README "Merging Secrets: SecretAggregate"), verbatim.
   const seed = {
     sources: [
       { secretRef: { name: 'nova-db-credentials' } },
@@ -139,7 +139,7 @@ t.test('SecretAggregate CRD: seed 002 API, columns Ready, Target, Age; everythin
     ],
     target: { name: 'nova-aggregated-credentials' },
   };
-  t.same(admit.SecretAggregate(sa(seed)).errors, [], 'the seed 002 example is admitted');
+  t.same(admit.SecretAggregate(sa(seed)).errors, [], 'the upstream example is admitted');
   t.same(admit.SecretAggregate(sa({})).errors, [], 'an empty spec (the placeholder accepted it) is admitted; the hook reports InvalidSpec');
   t.same(admit.SecretAggregate(sa({ targetSecretName: 'x' })).errors, [], 'the placeholder field is kept, not pruned');
   t.same(admit.SecretAggregate(sa({ ...seed, targetSecretName: 'nova-aggregated-credentials' })).errors, [], 'both names, equal');

@@ -1,5 +1,5 @@
 // POST /credentialrotation/sync and the rotation handshake with the ControlPlane sync hook
-// (DESIGN §5, §9.4, §9.15): every row of the seed's CredentialRotation table, the one-shot
+// (docs/architecture.md §3.6, §3.7): every row of the handshake table (docs/architecture.md §3.7), the one-shot
 // latch, completion, and the end-to-end handshake (never lost, never replayed).
 import t from 'tap';
 import { testServer, post } from './support/server.js';
@@ -35,7 +35,7 @@ async function rotate(app: HooksServer, object: Obj, related: Obj[]): Promise<An
 }
 const ready = (a: Answer) => conditionOf(a.status, 'Ready');
 
-t.test('every row of the seed table', async (t) => {
+t.test('every row of the handshake table (docs/architecture.md §3.7)', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
   const rows: [string, Obj, Obj[], string, 'True' | 'False', number | undefined][] = [

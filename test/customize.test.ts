@@ -6,7 +6,7 @@ import { post, testServer } from './support/server.js';
 
 const customizeRequest = (parent: Obj) => ({ controller: { kind: 'CompositeController' }, parent });
 
-t.test('controlplane customize: full-managed example relates exactly the DESIGN §3 objects', async (t) => {
+t.test('controlplane customize: full-managed example relates exactly the docs/architecture.md §2.12 objects', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
   const cp = fixtureControlPlane('controlplane.yaml');

@@ -1,4 +1,4 @@
-// POST /controlplane/finalize: K-ORC first, group by group, never wedged (DESIGN §6).
+// POST /controlplane/finalize: K-ORC first, group by group, never wedged (docs/architecture.md §4).
 import t, { type Test } from 'tap';
 import { testServer, post } from './support/server.js';
 import { applyResponse, healthy, orcStatus, readyCondition, syncRequest } from './support/world.js';

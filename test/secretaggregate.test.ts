@@ -1,4 +1,4 @@
-// POST /secretaggregate/customize and /secretaggregate/sync over HTTP: the seed 002 example (three
+// POST /secretaggregate/customize and /secretaggregate/sync over HTTP: the README example (three
 // sources, one with selected keys), every reason Ready can give, the target kept at its last
 // content whenever it cannot be published whole, renames, and no Secret value in any status.
 import t, { type Test } from 'tap';

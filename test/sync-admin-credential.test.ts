@@ -1,4 +1,4 @@
-// Stage 6, AdminCredentialReady: every gate of the round trip (DESIGN §9.1), the seed table's
+// Stage 6, AdminCredentialReady: every gate of the round trip (docs/architecture.md §3.5), the contract table's
 // clouds.yaml rows, the semantic compare, the stuck escalation and the force-sync annotation.
 import t from 'tap';
 import { stringify } from 'yaml';

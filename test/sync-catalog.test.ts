@@ -1,5 +1,5 @@
-// Stage 7, CatalogReady: the identity Service and public Endpoint, the URL rule (DESIGN §4.7),
-// the generation gate after an edit (DESIGN §9.8) and a terminal K-ORC error.
+// Stage 7, CatalogReady: the identity Service and public Endpoint, the URL rule (docs/architecture.md §2.3),
+// the generation gate after an edit (docs/architecture.md §2.7) and a terminal K-ORC error.
 import t from 'tap';
 import { testServer } from './support/server.js';
 import { applyResponse, clusterSecretStore, healthy, orcStatus, type StatusOf } from './support/world.js';

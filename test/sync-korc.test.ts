@@ -1,5 +1,5 @@
-// Stage 5, KORCReady: every row of seed 000's reconcileKORC table, the password cloud, the
-// imports, the first mint, and every re-mint path (DESIGN §5), at the HTTP level.
+// Stage 5, KORCReady: every row of the KORCReady contract table (docs/architecture.md §7.3), the password cloud, the
+// imports, the first mint, and every re-mint path (docs/architecture.md §3.2), at the HTTP level.
 import t from 'tap';
 import { testServer } from './support/server.js';
 import { ADMIN_PASSWORD, adminPasswordSecret, applyResponse, b64, clusterSecretStore, healthy, orcStatus, type StatusOf } from './support/world.js';

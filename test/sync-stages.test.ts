@@ -1,4 +1,4 @@
-// Every row of seed 000's path tables for stages 1–4, at the HTTP level.
+// Every row of the contract tables for stages 1–4 (docs/architecture.md §7.3), at the HTTP level.
 import t from 'tap';
 import { testServer } from './support/server.js';
 import { clusterSecretStore, applied, allReady, readyCondition } from './support/world.js';
@@ -149,7 +149,7 @@ for (const [stage, condition, esName, waitingReason, readyReason] of [
     t.same(ids(storeDown.children), ids(world.children), 'nothing dropped while the store is down');
     const storeGone = await sync(app, world.parent, world.children, []);
     t.match(conditionOf(storeGone.status, 'DBCredentialsReady'), { reason: 'SecretStoreNotReady' }, 'an absent store is not Ready');
-    // The stage itself checks the store before projecting (its own row of the seed table).
+    // The stage itself checks the store before projecting (its own row of the contract table, docs/architecture.md §7.3).
     const direct = stageOf[stage].run(stageInput(managedCP(), world.children, []));
     t.match(direct.condition, { status: 'False', reason: 'SecretStoreNotReady' });
     t.same(direct.children, [], 'nothing projected while the store is not Ready');

@@ -468,7 +468,7 @@ export const ControlPlaneStatus = Type.Object(
       }),
     ),
     updatePhase: Type.Optional(
-      StringEnum(UPDATE_PHASES, { description: 'Release-rollout phase (seed 002); Idle at rest.' }),
+      StringEnum(UPDATE_PHASES, { description: 'Release-rollout phase (README "Release upgrades"); Idle at rest.' }),
     ),
   },
   { description: 'Observed state of a ControlPlane.' },

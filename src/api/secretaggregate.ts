@@ -1,4 +1,4 @@
-// The SecretAggregate API (c5c3.io/v1alpha1, seed 002 "SecretAggregate CRD"): the single source of
+// The SecretAggregate API (c5c3.io/v1alpha1, docs/architecture.md §5): the single source of
 // truth for its CRD and for the validation the SecretAggregate hooks apply to a parent.
 //
 // The reference CRD (crds/c5c3.io/secretaggregates.yaml) was a types-only placeholder with one

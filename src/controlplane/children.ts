@@ -1,4 +1,4 @@
-// Building child objects in canonical form (DESIGN §4.3): fixed names, the parent's namespace,
+// Building child objects in canonical form (docs/architecture.md §2.6): fixed names, the parent's namespace,
 // our label, no status / ownerReferences / resourceVersion, fields in a fixed order.
 import type { KindInfo } from '../k8s/kinds.js';
 import type { KubeObject } from '../k8s/observed.js';

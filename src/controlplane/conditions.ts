@@ -1,5 +1,5 @@
-// Condition types, reasons and requeue intervals of the ControlPlane, exactly as seed 000 names
-// them ("Sub-Reconciler Contracts"), defined once. The types below derive from the constants,
+// Condition types, reasons and requeue intervals of the ControlPlane, exactly as the upstream contract names
+// them (docs/architecture.md §7), defined once. The types below derive from the constants,
 // so a stage can only name a condition type or reason that is defined here.
 import type { ConditionDecision } from '../k8s/conditions.js';
 
@@ -36,7 +36,7 @@ export const REASON = {
   AllReady: 'AllReady',
   NotAllReady: 'NotAllReady',
   DuplicateControlPlane: 'DuplicateControlPlane',
-  // any stage whose spec fields are unusable (DESIGN §9.7)
+  // any stage whose spec fields are unusable (docs/architecture.md §2.8)
   InvalidSpec: 'InvalidSpec',
   // Infrastructure
   InfrastructureReady: 'InfrastructureReady',
@@ -90,7 +90,7 @@ export const REASON = {
   // Finalize
   FinalizingORC: 'FinalizingORC',
   ORCTeardownStalled: 'ORCTeardownStalled',
-  // Release rollout (seed 002 "Rollout Strategy", README "Release upgrades"): refusals
+  // Release rollout (docs/architecture.md §6.1, README "Release upgrades"): refusals
   // (KeystoneReady), the Keystone phases (KeystoneReady), the Ready aggregate while a rollout
   // runs and after a rollback, and why a rollout failed (status.lastUpdate.reason).
   DowngradeRefused: 'DowngradeRefused',
@@ -111,7 +111,7 @@ export type Reason = (typeof REASON)[keyof typeof REASON];
 /** A condition decided by a ControlPlane stage: its reason is one of REASON's. */
 export type Decision = ConditionDecision<Reason>;
 
-/** Requeue intervals in seconds (seed "requeue_intervals.go", DESIGN §9.6). */
+/** Requeue intervals in seconds (docs/architecture.md §7.2). */
 export const REQUEUE = {
   infra: 15,
   keystoneGate: 5,

@@ -1,5 +1,5 @@
 // POST /controlplane/customize: the objects the sync and finalize hooks need besides the
-// ControlPlane and its children (DESIGN §3). Metacontroller caches the answer per parent
+// ControlPlane and its children (docs/architecture.md §2.12). Metacontroller caches the answer per parent
 // generation, so it depends on the spec only.
 import type { ControlPlaneParent, CustomizeHookResponse, RelatedResourceRule } from '../api/hooks.js';
 import { isObjectName, stringAt } from '../k8s/read.js';

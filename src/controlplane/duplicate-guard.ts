@@ -1,4 +1,4 @@
-// Seed "Multi-instance": one ControlPlane per namespace. With every ControlPlane of the namespace
+// docs/architecture.md §2.11: one ControlPlane per namespace. With every ControlPlane of the namespace
 // related, all but the oldest (creationTimestamp, then name) are parked.
 import { GVK } from '../k8s/kinds.js';
 import type { ObjectIndex } from '../k8s/observed.js';

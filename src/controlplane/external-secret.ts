@@ -11,7 +11,7 @@ export const EXTERNAL_SECRET_REFRESH = '1h';
 /**
  * What the ExternalSecret CRD defaults inside a `data[].remoteRef`. `data` is an atomic list
  * that Metacontroller replaces wholesale, so items are emitted as the API server stores them;
- * without these every sync would UPDATE the ExternalSecret (reference/metacontroller.md §8.3).
+ * without these every sync would UPDATE the ExternalSecret (docs/architecture.md §2.6).
  */
 export const REMOTE_REF_DEFAULTS = { conversionStrategy: 'Default', decodingStrategy: 'None', metadataPolicy: 'None' } as const;
 

@@ -1,4 +1,4 @@
-// POST /controlplane/finalize: ordered teardown (DESIGN §6, seed "Deletion ordering").
+// POST /controlplane/finalize: ordered teardown (docs/architecture.md §4).
 // Metacontroller owns the parent's finalizer and calls this hook instead of sync while the
 // ControlPlane is being deleted. The K-ORC objects go first, one dependency group at a time,
 // while Keystone and its infrastructure stay up so K-ORC can revoke in OpenStack; only then is
@@ -97,7 +97,7 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
 
   const current = Math.min(...orc.map(groupOf));
   const blocked = revocationBlocked(cp, children, orc);
-  // Every K-ORC object is detached at once (DESIGN §9.14); deletion still goes group by group:
+  // Every K-ORC object is detached at once (docs/architecture.md §4.2); deletion still goes group by group:
   // the current group is released once nothing of it still needs its detach.
   const toDetach = blocked === undefined ? [] : orc.filter((o) => isManaged(o) && !isDetached(o) && !isTerminating(o));
   const released = new Set(orc.filter((o) => groupOf(o) === current && !toDetach.includes(o)).map(identity));

@@ -1,5 +1,5 @@
 // Every name, remote key, annotation and label the ControlPlane hooks use, defined once
-// (seed 000: "Owner-ref / GC model", "Multi-instance", "K-ORC admin credential chain").
+// (docs/architecture.md §7.5–§7.7).
 
 /** The OpenBao-backed ClusterSecretStore every ExternalSecret and PushSecret uses. */
 export const CLUSTER_SECRET_STORE = 'openbao-cluster-store';
@@ -13,7 +13,7 @@ export const CONTROLPLANE_LABEL = 'c5c3.io/controlplane';
 
 /** Annotations the K-ORC chain writes and reads. */
 export const ANNOTATION = {
-  /** On the admin AC: SHA-256 hex of the admin password it was minted with (seed 000). */
+  /** On the admin AC: SHA-256 hex of the admin password it was minted with (upstream contract, docs/architecture.md §7.6). */
   passwordHash: 'forge.c5c3.io/admin-password-hash',
   /** On the admin AC: SHA-256 hex of the application-credential secret (`value`) it was minted with. */
   secretHash: 'c5c3.io/secret-sha256',
@@ -38,7 +38,7 @@ export const ANNOTATION = {
 /** The OpenStack identities the K-ORC imports and the password cloud use. */
 export const OPENSTACK_ADMIN = { user: 'admin', project: 'admin', domain: 'Default' } as const;
 
-/** The in-cluster Keystone URL every clouds.yaml the hooks render uses (DESIGN §9.2). */
+/** The in-cluster Keystone URL every clouds.yaml the hooks render uses (docs/architecture.md §3.1). */
 export function keystoneInternalUrl(ns: string, cp: string): string {
   return `http://${childNames(cp).keystone}.${ns}.svc:5000/v3`;
 }

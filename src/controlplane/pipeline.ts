@@ -1,4 +1,4 @@
-// The stage table and its runner (DESIGN §2). Reads like seed 000's flow diagram:
+// The stage table and its runner (docs/architecture.md §2.2), in stage order:
 // Infrastructure → DBCredentials → AdminPassword → Keystone → KORC → AdminCredential → Catalog.
 // Stages run in order until one is not complete; the rest are not reached this pass: they keep
 // their previous condition and their observed children stay exactly as last applied.

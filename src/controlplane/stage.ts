@@ -1,4 +1,4 @@
-// The contract every stage of the sync pipeline fulfils (DESIGN §2): a pure function of the
+// The contract every stage of the sync pipeline fulfils (docs/architecture.md §2): a pure function of the
 // request, the clock and the conditions already decided in this pass.
 import type { ControlPlaneSpec } from '../api/controlplane.js';
 import type { ControlPlaneParent } from '../api/hooks.js';
@@ -93,7 +93,7 @@ export const waiting = (requeueSeconds: number): StageOutcome => ({ kind: 'waiti
 export const failed = (requeueSeconds: number): StageOutcome => ({ kind: 'failed', requeueSeconds });
 
 /**
- * A stage's condition gate (seed: "gate: XReady"): while `conditionType` is not True this pass,
+ * A stage's condition gate (docs/architecture.md §2.2): while `conditionType` is not True this pass,
  * the stage waits with `reason` and creates or changes nothing (its observed children are kept).
  */
 export function gate(input: StageInput, conditionType: SubConditionType, reason: Reason, requeueSeconds: number): StageResult | undefined {

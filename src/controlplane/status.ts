@@ -1,4 +1,4 @@
-// The whole .status of a ControlPlane (Metacontroller replaces it, DESIGN §2): the seven stage
+// The whole .status of a ControlPlane (Metacontroller replaces it, docs/architecture.md §2): the seven stage
 // conditions (decided this pass, or as they were), the Ready aggregate recomputed on every
 // response, observedGeneration, updatePhase, services and the admin credential. No per-call
 // timestamps: a condition's lastTransitionTime moves only when its status does.

@@ -1,5 +1,5 @@
 // POST /controlplane/sync: the desired children and the status of one ControlPlane, computed
-// from the request alone (DESIGN §2): duplicate guard, then the stage pipeline.
+// from the request alone (docs/architecture.md §2): duplicate guard, then the stage pipeline.
 import type { CompositeHookResponse, ControlPlaneHookRequest } from '../api/hooks.js';
 import { ObjectIndex, keepAsIs } from '../k8s/observed.js';
 import { stringAt } from '../k8s/read.js';

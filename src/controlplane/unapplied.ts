@@ -1,4 +1,4 @@
-// Children the API server keeps refusing (seed 000's `…Error` rows, issue 22): a child this
+// Children the API server keeps refusing (the `…Error` rows of the contract tables, docs/architecture.md §7.3; issue 22): a child this
 // service asks for normally carries what was asked by the next pass. One that still does not (or
 // is still absent) 5 minutes after it was first asked for is not "waiting": its stage reports the
 // seed's error reason for that kind, with a message saying what differs. The hooks keep no state,

@@ -1,5 +1,5 @@
-// POST /credentialrotation/sync (DecoratorController): the rotation handshake of DESIGN §5 and
-// §9.4. The admin ApplicationCredential has one writer, the ControlPlane sync hook, so this hook
+// POST /credentialrotation/sync (DecoratorController): the rotation handshake of docs/architecture.md §3.6 and
+// §3.7. The admin ApplicationCredential has one writer, the ControlPlane sync hook, so this hook
 // never touches it: it latches an explicit `reMint` on its own status (`lastTriggeredGeneration`
 // and `lastTriggeredTime`, once per spec generation, and only once an admin AC exists) and the
 // ControlPlane, which relates every CredentialRotation of its namespace, re-mints for the request
@@ -80,7 +80,7 @@ function decide(cr: CredentialRotationParent, generation: number, latched: numbe
   const cannotAct = findCondition(cp, CONDITION.KORC)?.reason === CP_REASON.WaitingForAdminPassword;
   if (spec.reMint === true && latched !== generation) {
     if (cannotAct) return wait(ROTATION_REASON.WaitingForAdminPassword, `ControlPlane ${cp.metadata.name} is waiting for the admin password; the re-mint is requested once it can act`);
-    // Seed table "rotation, AC absent": nothing to rotate yet; latched once an AC exists (one
+    // The handshake table (docs/architecture.md §3.7), "no AC at all": nothing to rotate yet; latched once an AC exists (one
     // being deleted for a re-mint counts: the next mint lists the request).
     if (!ac) return wait(ROTATION_REASON.WaitingForApplicationCredential, `ApplicationCredential ${acName} does not exist yet; the re-mint is requested once it does`);
     if (live && lists(live, requestKey(cr.metadata.uid ?? '', generation))) {

@@ -1,4 +1,4 @@
-// "The fields we set" comparison (DESIGN §9.8): a live object carries a desired one when every
+// "The fields we set" comparison (docs/architecture.md §2.6): a live object carries a desired one when every
 // field the desired object sets has that value on the live object. Fields only the live object
 // has (API-server or controller defaults) are ignored. Lists must match item by item.
 import { isObject } from './read.js';

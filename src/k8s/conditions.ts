@@ -1,5 +1,5 @@
 // metav1.Condition helpers: reading a child's condition, and deciding a parent condition so
-// that lastTransitionTime only moves when the status does (reference/metacontroller.md §8).
+// that lastTransitionTime only moves when the status does (docs/architecture.md §2.10).
 import { at, isObject } from './read.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';

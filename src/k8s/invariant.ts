@@ -1,4 +1,4 @@
-// The deletion invariant in one place (DESIGN §4.1): Metacontroller deletes every observed child
+// The deletion invariant in one place (docs/architecture.md §2.4): Metacontroller deletes every observed child
 // a response leaves out, so a response may leave out only the children a stage explicitly
 // released. Responses are assembled by `keepObserved`, and checked by `assertKeepsObserved`
 // before they leave the process: a violation is a bug, answered 500 (nothing is applied).

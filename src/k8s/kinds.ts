@@ -1,6 +1,6 @@
 // The kinds the hooks emit or read: apiVersion and kind as Metacontroller's childResources name
 // them, the plural resource for customize rules and metacontroller/ objects, and the group key
-// Metacontroller uses in `children` / `related` (reference/metacontroller.md §1.4).
+// Metacontroller uses in `children` / `related` (docs/architecture.md §1.4).
 import { CONTROLPLANE } from '../api/controlplane.js';
 import { CREDENTIALROTATION } from '../api/credentialrotation.js';
 import { SECRETAGGREGATE } from '../api/secretaggregate.js';
@@ -40,7 +40,7 @@ export const GVK = {
 /** The cluster-scoped kinds among those the hooks read (everything else is namespaced). */
 export const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set(['ClusterSecretStore', 'Namespace']);
 
-/** Every kind a ControlPlane owns as a child (seed 000 owner table plus the K-ORC imports). */
+/** Every kind a ControlPlane owns as a child (the child names of docs/architecture.md §7.5, K-ORC imports included). */
 export const CONTROLPLANE_CHILD_KINDS: readonly KindInfo[] = [
   GVK.MariaDB,
   GVK.Memcached,

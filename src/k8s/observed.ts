@@ -1,6 +1,6 @@
 // The observed children and related objects of a hook request, indexed by identity.
 // Metacontroller's inner keys differ between hook versions (name vs namespace/name), so the
-// index is built from the objects themselves, never from the keys (DESIGN §1). A namespaced
+// index is built from the objects themselves, never from the keys (docs/architecture.md §1.4). A namespaced
 // object that does not say its namespace (a v1-style payload trimmed by hand) is in the
 // parent's, as Metacontroller's namespace defaulting has it.
 import { isObject, stringAt } from './read.js';

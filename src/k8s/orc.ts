@@ -1,4 +1,4 @@
-// K-ORC readiness signalling (crds/README.md "K-ORC: common readiness signalling"): Available
+// K-ORC readiness signalling (docs/architecture.md §2.7): Available
 // says the OpenStack resource exists; a Progressing condition with a terminal reason at the
 // object's current generation says K-ORC gave up until the spec changes.
 import { findCondition } from './conditions.js';

@@ -1,5 +1,5 @@
-// Generation-honest readiness (DESIGN §10.18): a child counts as Ready only when it carries what
-// this answer desires (the fields we set, DESIGN §9.8) and reports Ready for its current
+// Generation-honest readiness (docs/architecture.md §2.7): a child counts as Ready only when it carries what
+// this answer desires (the fields we set, docs/architecture.md §2.6) and reports Ready for its current
 // generation. Objects whose status reports no generation at all (ESO, mariadb-operator) are
 // taken at their Ready condition; one that reports a generation must report the current one.
 import { carries } from './carries.js';

@@ -1,5 +1,5 @@
 // Secret data in and out: the API server stores `data` base64-encoded; children are emitted
-// with `data` only (never `stringData`, DESIGN §4.3), keys sorted.
+// with `data` only (never `stringData`, docs/architecture.md §2.6), keys sorted.
 import { createHash } from 'node:crypto';
 import { at } from './read.js';
 

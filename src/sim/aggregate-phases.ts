@@ -1,6 +1,6 @@
 // Scripted events for a SecretAggregate next to a ControlPlane: it merges the ControlPlane's
 // database credentials (all keys), a messaging Secret a user writes (one selected key) and the
-// admin app-credential Secret (its clouds.yaml), as seed 002's example does for a service. The
+// admin app-credential Secret (its clouds.yaml), as the README's SecretAggregate example does for a service. The
 // checks are written out here, independently of the hook: the exact keys and values expected, the
 // target untouched while it waits, the sources untouched when the aggregate goes.
 import { childNames } from '../controlplane/names.js';

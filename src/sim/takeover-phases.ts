@@ -12,7 +12,7 @@ import { CONTROLLER_UID, LAST_APPLIED } from './metacontroller.js';
 import type { Obj } from './cluster.js';
 import { adminCredentialId, controlPlaneReady, type Phase, type PhaseContext } from './scenarios.js';
 
-/** The reference operator's finalizer on the ControlPlane (seed 000 "Deletion ordering"). */
+/** The reference operator's finalizer on the ControlPlane (docs/architecture.md §4). */
 export const REFERENCE_FINALIZER = 'c5c3.io/orc-teardown';
 const BY = 'reference-operator';
 

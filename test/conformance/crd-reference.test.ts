@@ -24,7 +24,7 @@ t.test('generated CRDs: same names and printer columns as the reference', confor
     const refCrd = upstreamCRD(`c5c3.io/${file}.yaml`);
     t.same(crd.spec.names, refCrd.spec.names, `${file}: same names as the reference`);
     if (file !== 'secretaggregates') {
-      // Ours adds the rollout phase (seed 002's printcolumn Phase on .status.updatePhase) before Age.
+      // Ours adds the rollout phase (the upstream design's printer column Phase on .status.updatePhase) before Age.
       const want = [...refCrd.spec.versions[0].additionalPrinterColumns] as Obj[];
       if (file === 'controlplanes') want.splice(want.findIndex((c) => c.name === 'Age'), 0, { jsonPath: '.status.updatePhase', name: 'Phase', type: 'string' });
       t.same(crd.spec.versions[0]!.additionalPrinterColumns, want, `${file}: the reference's printer columns${file === 'controlplanes' ? ' and Phase' : ''}`);
@@ -57,7 +57,7 @@ const ADDED_DEFAULTS: Record<string, unknown> = {
   'spec.korc.adminCredential.cloudCredentialsRef': {},
   'spec.korc.adminCredential.passwordSecretRef': { key: 'password', name: 'keystone-admin' },
   'spec.korc.adminCredential.passwordSecretRef.key': 'password',
-  // The rollout deadline of seed 002's phased updates (README "Release upgrades").
+  // The rollout deadline of the phased updates (README "Release upgrades").
   'spec.rolloutDeadline': DEFAULTS.rolloutDeadline,
 };
 // Stricter than the reference CRD, as the reference webhook was.
@@ -70,7 +70,7 @@ const ADDED_LIMITS: Record<string, Obj> = {
   'status.updatePhase': { enum: [...UPDATE_PHASES] },
 };
 
-// Fields of ours the reference does not have: the SecretAggregate API of seed 002 (the reference
+// Fields of ours the reference does not have: the SecretAggregate API (docs/architecture.md §5; the reference
 // SecretAggregate is a types-only placeholder) and status this service keeps.
 const ADDED_FIELDS = new Set([
   'SecretAggregate spec.sources',
@@ -78,7 +78,7 @@ const ADDED_FIELDS = new Set([
   'SecretAggregate status.observedGeneration',
   'CredentialRotation status.lastTriggeredTime',
   'ControlPlane status.unappliedChildren',
-  // The release rollout (seed 002 "Rollout Strategy", README "Release upgrades").
+  // The release rollout (docs/architecture.md §6.1, README "Release upgrades").
   'ControlPlane spec.rolloutDeadline',
   'ControlPlane status.rollout',
   'ControlPlane status.lastUpdate',

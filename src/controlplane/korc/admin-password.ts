@@ -1,5 +1,5 @@
 // The admin password the K-ORC chain authenticates with: the effective admin-password Secret
-// (related by name, DESIGN §3). Absent Secret or key is the seed's WaitingForAdminPassword path.
+// (related by name, docs/architecture.md §2.12). Absent Secret or key is the seed's WaitingForAdminPassword path.
 import { GVK } from '../../k8s/kinds.js';
 import { secretString, sha256Hex } from '../../k8s/secret.js';
 import type { StageInput } from '../stage.js';

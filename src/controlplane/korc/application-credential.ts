@@ -121,7 +121,7 @@ export function mintedAc(
 }
 
 /**
- * Keeping a live AC: its own resource, its annotations echoed as observed (DESIGN §4.7), plus
+ * Keeping a live AC: its own resource, its annotations echoed as observed (docs/architecture.md §3.2), plus
  * `stamp`: the bookkeeping an adopted AC lacked (never overwriting one it has).
  */
 export function keptAc(c: AcCommon, live: KubeObject, stamp: Record<string, string> = {}): KubeObject {

@@ -1,4 +1,4 @@
-// The clouds.yaml documents the hooks render (DESIGN §9.2): the password cloud K-ORC uses to
+// The clouds.yaml documents the hooks render (docs/architecture.md §3.1): the password cloud K-ORC uses to
 // mint and revoke the admin application credential, and the application-credential cloud
 // built from the AC's status.id and the secret the hooks chose. Both name the cloud entry by
 // `cloudName` and point at the in-cluster Keystone, through its internal endpoints

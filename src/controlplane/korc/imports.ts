@@ -1,4 +1,4 @@
-// The unmanaged K-ORC imports the admin AC hangs off (crds/README.md "Domain and User"):
+// The unmanaged K-ORC imports the admin AC hangs off (docs/architecture.md §3.1):
 // `{cp}-domain-default` (OpenStack domain Default) and `{cp}-user-admin` (OpenStack user admin
 // in it). Removing them never touches OpenStack. They authenticate with cloudCredentialsRef.
 import { GVK } from '../../k8s/kinds.js';

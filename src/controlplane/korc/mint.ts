@@ -1,15 +1,15 @@
-// The mint decision of the admin ApplicationCredential (seed reconcileKORC, DESIGN §5), as a
+// The mint decision of the admin ApplicationCredential (docs/architecture.md §3.2), as a
 // pure function of what is observed. Re-mint is delete + recreate: the response that starts it
 // leaves the AC out (Metacontroller deletes it) and writes a fresh secret; while the old AC is
 // Terminating it stays out; once it is gone a new one is minted with a secret never used before.
-// The first mint happens in one pass (DESIGN §10.17): the AC is returned with the answer that
+// The first mint happens in one pass (docs/architecture.md §3.2): the AC is returned with the answer that
 // first writes its secret (K-ORC waits for a missing Secret or `value` on its own).
 //
 // Only the seed's triggers re-mint a live AC: a password-hash mismatch, an empty hash (the
 // nudge), resource drift, a pending request, and a missing or changed `value`. Annotations this
 // service invents are bookkeeping: a live AC without them (minted by the reference operator, or
 // restored without them) is adopted and they are stamped once it is Available with an id
-// (DESIGN §10.16). A missing password hash is stamped too, as the seed does.
+// (docs/architecture.md §3.4). A missing password hash is stamped too, as the seed does.
 import type { RotationMode } from '../../api/controlplane.js';
 import { isTerminating, type KubeObject } from '../../k8s/observed.js';
 import { annotationOf, stringAt } from '../../k8s/read.js';

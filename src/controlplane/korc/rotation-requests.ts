@@ -1,4 +1,4 @@
-// CredentialRotation requests as the ControlPlane sees them (DESIGN §5, §9.4): a
+// CredentialRotation requests as the ControlPlane sees them (docs/architecture.md §3.6): a
 // CredentialRotation of the namespace targeting the admin application credential whose status
 // latched generation G > 0 is the request (uid, G). The admin AC records the requests its mint
 // honoured (`c5c3.io/rotation-requests`); a request it does not list is pending and starts one
@@ -12,7 +12,7 @@
 // - an AC without the annotation (minted by the reference operator, or restored from a backup
 //   that dropped it) lists nothing we can read: a request latched before the AC was created was
 //   acted on by whoever minted it (the reference operator nudges at once), so only requests
-//   latched after the AC's creation are pending (DESIGN §10.16).
+//   latched after the AC's creation are pending (docs/architecture.md §3.6).
 import { GVK } from '../../k8s/kinds.js';
 import { findCondition } from '../../k8s/conditions.js';
 import type { KubeObject, ObjectIndex } from '../../k8s/observed.js';

@@ -1,5 +1,5 @@
-// The OpenBao round-trip of the admin credential (DESIGN §9.1, seed "K-ORC admin credential
-// chain"): the app-credential Secret the hooks own, the PushSecret that mirrors it to the
+// The OpenBao round-trip of the admin credential (docs/architecture.md §3.5, the admin credential
+// chain): the app-credential Secret the hooks own, the PushSecret that mirrors it to the
 // per-ControlPlane OpenBao path (never deleted there), and the ExternalSecret that materialises
 // its clouds.yaml as `cloudCredentialsRef.secretName` for K-ORC.
 import { GVK } from '../../k8s/kinds.js';
@@ -48,7 +48,7 @@ export interface CloudsYamlSync {
 }
 
 /**
- * The force-sync value (DESIGN §9.13): the SHA-256 of the document, stamped only once the
+ * The force-sync value (docs/architecture.md §3.5): the SHA-256 of the document, stamped only once the
  * observed Secret holds it and the PushSecret is Ready, so ESO re-reads OpenBao after the push;
  * until then the observed value is kept. The password cloud of a bootstrap or a re-mint is
  * stamped the same way, so K-ORC is never left with a revoked credential for an hour.

@@ -1,5 +1,5 @@
-// Scheduled rotation of the admin application credential (issue 19; seed 002 "rotation
-// schedule", seed 004 expiry model), make-before-break. Pure functions of (facts, now) in
+// Scheduled rotation of the admin application credential (docs/architecture.md §6.2),
+// make-before-break. Pure functions of (facts, now) in
 // milliseconds since the epoch; the KORC stage turns the step into objects (korc/rotation.ts).
 //
 //   mint (expiresAt = t + interval) ── t + interval − preRotation ──▶ mint the replacement

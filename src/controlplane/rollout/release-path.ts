@@ -1,4 +1,4 @@
-// Which release upgrades OpenStack supports (seed 002 "Rollout Strategy"): one release forward
+// Which release upgrades OpenStack supports (docs/architecture.md §6.1): one release forward
 // (2025.1 → 2025.2, 2025.2 → 2026.1), or a skip-level upgrade between SLURP releases, the `.1`
 // releases (2024.1 → 2025.1 → 2026.1). Staying on a release (an image override without a release
 // change) is allowed. Everything else is refused with a reason that names the path.

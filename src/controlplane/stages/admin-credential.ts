@@ -2,7 +2,7 @@
 // round trip. Gates, in order: KORCReady, the ClusterSecretStore, the credential id, the
 // app-credential Secret holding the assembled clouds.yaml, the PushSecret, the clouds.yaml
 // ExternalSecret, and the materialised Secret carrying the same credential (parsed id + secret,
-// not bytes). The objects themselves are emitted by the KORC stage (DESIGN §9.1).
+// not bytes). The objects themselves are emitted by the KORC stage (docs/architecture.md §3.5).
 import { GVK } from '../../k8s/kinds.js';
 import { isReady, notReadyDetail } from '../../k8s/observed.js';
 import { secretString } from '../../k8s/secret.js';

@@ -1,6 +1,6 @@
 // Stage 7, reconcileCatalog → CatalogReady: the identity Service `keystone` and its public
 // Endpoint as K-ORC objects. Ready only when both carry this response's spec and are Available
-// for their current generation (DESIGN §9.8), so an edit never reads Ready before K-ORC applied it.
+// for their current generation (docs/architecture.md §2.7), so an edit never reads Ready before K-ORC applied it.
 import { GVK } from '../../k8s/kinds.js';
 import { identity, type KubeObject } from '../../k8s/observed.js';
 import { isAvailableUpToDate, orcDetail, terminalError } from '../../k8s/orc.js';
@@ -15,7 +15,7 @@ import { invalidSpec } from './invalid-spec.js';
 
 export const IDENTITY_SERVICE = { name: 'keystone', type: 'identity' } as const;
 
-/** The catalog URL (DESIGN §4.7): publicEndpoint, else the gateway URL, else in-cluster Keystone. */
+/** The catalog URL (docs/architecture.md §2.3): publicEndpoint, else the gateway URL, else in-cluster Keystone. */
 export function catalogUrl(input: StageInput): string {
   return publicEndpoint(input.spec) ?? keystoneInternalUrl(input.cp.namespace, input.cp.name);
 }

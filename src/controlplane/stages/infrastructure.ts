@@ -1,7 +1,7 @@
 // Stage 1, reconcileInfrastructure → InfrastructureReady.
 // Managed mode provisions the MariaDB and the Memcached named by the clusterRefs; brownfield
 // provisions nothing. A same-named object that exists without our controller reference is
-// adopted: read from `related`, never emitted (DESIGN §4.6).
+// adopted: read from `related`, never emitted (docs/architecture.md §2.3).
 import { GVK } from '../../k8s/kinds.js';
 import type { KubeObject } from '../../k8s/observed.js';
 import { isReadyAsDesired, readinessDetail } from '../../k8s/readiness.js';
@@ -11,7 +11,7 @@ import { child } from '../children.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 import { invalidSpec } from './invalid-spec.js';
 
-/** Seed: replicas 3, galera, 100Gi at creation (never shrunk afterwards, DESIGN §9.9). */
+/** Seed: replicas 3, galera, 100Gi at creation (never shrunk afterwards, docs/architecture.md §2.3). */
 export const MARIADB_REPLICAS = 3;
 export const MARIADB_STORAGE_SIZE = '100Gi';
 

@@ -1,4 +1,4 @@
-// The failed result of a stage whose spec fields cannot be used (DESIGN §9.7).
+// The failed result of a stage whose spec fields cannot be used (docs/architecture.md §2.8).
 import { REASON, type Reason } from '../conditions.js';
 import { failed, type StageResult } from '../stage.js';
 

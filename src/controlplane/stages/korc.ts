@@ -1,6 +1,6 @@
 // Stage 5, reconcileKORC → KORCReady: the admin ApplicationCredential and everything it needs.
 // Emits the password cloud {cp}-admin-password-cloud, the Domain/User imports, the
-// app-credential Secret with its PushSecret and the clouds.yaml ExternalSecret (DESIGN §9.1),
+// app-credential Secret with its PushSecret and the clouds.yaml ExternalSecret (docs/architecture.md §3.5),
 // and the AC itself, which it mints, keeps, or re-mints (korc/mint.ts).
 import { GVK } from '../../k8s/kinds.js';
 import { identity, type KubeObject } from '../../k8s/observed.js';
@@ -70,7 +70,7 @@ function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: 
     case 'keep': {
       const id = openstackId(live);
       const minted = isAvailable(live) && id !== undefined;
-      // Adoption (DESIGN §10.16): stamp what an AC minted elsewhere lacks, once it is proven minted.
+      // Adoption (docs/architecture.md §3.4): stamp what an AC minted elsewhere lacks, once it is proven minted.
       const stamp = minted ? adoptionStamp(plan.unknown, plan.value, passwordHash, facts.requests) : {};
       const ac = keptAc(common, live!, stamp);
       const adopted = Object.keys(stamp).length > 0 ? [`adopted: ${Object.keys(stamp).sort().join(', ')} stamped`] : [];
