@@ -3,12 +3,12 @@ import type { ControlPlaneSpec } from '../api/controlplane.js';
 import type { Infrastructure, SecretKeyRef } from './spec.js';
 import { childNames } from './names.js';
 import { sortedMap } from './children.js';
+import { durationSeconds } from '../k8s/duration.js';
 
 export const KEYSTONE_IMAGE_REPOSITORY = 'ghcr.io/c5c3/keystone';
 export const WEEKLY_CRON = '0 0 * * 0';
 export const DAILY_CRON = '0 0 * * *';
 
-const UNIT_SECONDS: Record<string, number | undefined> = { h: 3600, m: 60, s: 1 };
 
 /**
  * rotationInterval → cron (seed intervalToCron): 168h is weekly (`0 0 * * 0`); any other
@@ -16,10 +16,8 @@ const UNIT_SECONDS: Record<string, number | undefined> = { h: 3600, m: 60, s: 1 
  * whole h/m/s components (24h, 1440m, 24h0m0s). Returns undefined for anything else.
  */
 export function intervalToCron(interval: string): string | undefined {
-  if (!/^([0-9]+(h|m|s))+$/.test(interval) || interval.length > 32) return undefined;
-  let seconds = 0;
-  for (const [, amount, unit] of interval.matchAll(/([0-9]+)(h|m|s)/g)) seconds += Number(amount) * (UNIT_SECONDS[unit ?? ''] ?? 0);
-  if (seconds <= 0 || seconds % 86400 !== 0) return undefined;
+  const seconds = durationSeconds(interval);
+  if (seconds === undefined || seconds <= 0 || seconds % 86400 !== 0) return undefined;
   return seconds === 7 * 86400 ? WEEKLY_CRON : DAILY_CRON;
 }
 

@@ -25,20 +25,21 @@ function objectsOf(...maps: (ObjectMap | undefined)[]): unknown[] {
 const replacers = new BoundedMemo<ValueReplacer>(64);
 const MEMO_MAX_KEY = 64 * 1024;
 function replacerFor(values: Set<string>): ValueReplacer {
-  const compute = () => new ValueReplacer([...values].map((v) => [v, REDACTED_VALUE] as [string, string]), false);
+  const compute = () => new ValueReplacer([...values].map((v): [string, string] => [v, REDACTED_VALUE]), false);
   const key = JSON.stringify([...values]);
   return key.length > MEMO_MAX_KEY ? compute() : replacers.get(key, compute);
 }
 
 /** `response` with secret values of the request's Secrets taken out of its condition messages. */
 export function redactConditionMessages<R extends CompositeHookResponse>(response: R, request: { children?: ObjectMap; related?: ObjectMap }): R {
-  const conditions = (response.status as { conditions?: unknown }).conditions;
+  const status: Record<string, unknown> = response.status;
+  const conditions = status.conditions;
   if (!Array.isArray(conditions)) return response;
   const values = secretValuesOf(objectsOf(request.children, request.related));
   if (values.size === 0) return response;
   const replacer = replacerFor(values);
   // New condition objects: a kept condition may be the request's own (never changed in place).
-  (response.status as { conditions?: unknown }).conditions = conditions.map((c) =>
+  status.conditions = conditions.map((c) =>
     isObject(c) && typeof c.message === 'string' ? { ...c, message: replacer.apply(c.message) } : c,
   );
   return response;

@@ -36,11 +36,11 @@ export interface MintFacts {
 
 export type MintPlan =
   /** A live AC stays; `notes` explain a deliberate non-re-mint; `unknown` names bookkeeping it lacks. */
-  | { kind: 'keep'; value: string; notes: string[]; unknown: string[] }
+  | { kind: 'keep'; live: KubeObject; value: string; notes: string[]; unknown: string[] }
   /** Start a re-mint now: leave the AC out, write a fresh secret. */
   | { kind: 'remint'; reasons: string[] }
   /** The old AC is being deleted; `value` is the fresh secret to keep, if one is observed. */
-  | { kind: 'terminating'; value: string | undefined; since: string }
+  | { kind: 'terminating'; value: string | undefined; since: string | undefined }
   /** No AC: mint now, with the observed unused secret, or (none observed) a fresh one. */
   | { kind: 'mint'; value: string | undefined }
   /**
@@ -82,24 +82,25 @@ function keepNotes(f: MintFacts, live: KubeObject): string[] {
 }
 
 export function planMint(f: MintFacts): MintPlan {
-  const valueHash = f.observedValue === undefined ? undefined : sha256Hex(f.observedValue);
+  const value = f.observedValue;
+  const valueHash = value === undefined ? undefined : sha256Hex(value);
   const live = f.live;
   if (live && !isTerminating(live)) {
     const reasons = remintReasons(f, live, valueHash);
+    // No value is always a reason (remintReasons); checked here too, so `value` is known below.
+    if (value === undefined) return { kind: 'remint', reasons };
     // A held re-mint keeps the live AC with its secret; a lost secret cannot be kept, so it re-mints.
-    if (reasons.length > 0 && f.holdReMint !== undefined && f.observedValue !== undefined) {
+    if (reasons.length > 0 && f.holdReMint !== undefined) {
       const note = `a re-mint waits while ${f.holdReMint}: ${reasons.join('; ')}`;
-      return { kind: 'keep', value: f.observedValue!, notes: [...keepNotes(f, live), note], unknown: unknownAnnotations(live) };
+      return { kind: 'keep', live, value, notes: [...keepNotes(f, live), note], unknown: unknownAnnotations(live) };
     }
     if (reasons.length > 0) return { kind: 'remint', reasons };
-    return { kind: 'keep', value: f.observedValue!, notes: keepNotes(f, live), unknown: unknownAnnotations(live) };
+    return { kind: 'keep', live, value, notes: keepNotes(f, live), unknown: unknownAnnotations(live) };
   }
   // A secret is used once: the one a live or deleted credential was minted with never mints again.
   const used = valueHash !== undefined && (valueHash === f.mintedSecretHash || (live !== undefined && valueHash === annotationOf(live, ANNOTATION.secretHash)));
-  if (live) {
-    return { kind: 'terminating', value: used || valueHash === undefined ? undefined : f.observedValue, since: stringAt(live, 'metadata', 'deletionTimestamp')! };
-  }
-  if (valueHash === undefined) return { kind: 'mint', value: undefined };
-  if (!used) return { kind: 'mint', value: f.observedValue! };
+  if (live) return { kind: 'terminating', value: used ? undefined : value, since: stringAt(live, 'metadata', 'deletionTimestamp') };
+  if (value === undefined) return { kind: 'mint', value: undefined };
+  if (!used) return { kind: 'mint', value };
   return { kind: 'await-secret' };
 }

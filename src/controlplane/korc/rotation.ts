@@ -24,7 +24,7 @@ import {
   type RotationStep,
   type Schedule,
 } from './schedule.js';
-import { otherSlot, sequenceOf, slotValue, type AdminCredentials, type Slot } from './slots.js';
+import { otherSlot, sequenceOf, slotValue, type AdminCredentials, type OccupiedSlot, type Slot } from './slots.js';
 
 const SECRET_BYTES = 32;
 
@@ -53,8 +53,9 @@ function mintValue(input: StageInput, slot: Slot): { value: string; ready: boole
 export interface RotationInput {
   input: StageInput;
   creds: AdminCredentials;
-  /** The published slot, with a live minted AC. */
-  published: Slot;
+  /** The published slot, with a live minted AC, and that AC's credential id. */
+  published: OccupiedSlot;
+  publishedId: string;
   publishedValue: string;
   schedule: Schedule;
   common: AcCommon;
@@ -100,10 +101,9 @@ function holdsItsSecret(s: Slot): boolean {
 }
 
 export function scheduledRotation(r: RotationInput): RotationResult {
-  const { input, creds, published, schedule } = r;
+  const { input, creds, published, publishedId, schedule } = r;
   const now = input.now.getTime();
   const other = otherSlot(creds, published);
-  const publishedId = openstackId(published.ac)!;
   const superseded = creds.superseded;
   const facts: RotationFacts = {
     schedule,
@@ -123,7 +123,7 @@ export function scheduledRotation(r: RotationInput): RotationResult {
   if (held) step = { kind: 'wait', dueAt: now + HELD_RECHECK_MS };
   const deadline = nextDeadline(step, facts);
   const out: RotationResult = { step, acs: [], releases: [], note: '', facts, resyncAfterSeconds: deadline === undefined ? undefined : resyncSeconds(deadline, now) };
-  const kept = (s: Slot, stamp: Record<string, string> = {}) => keptAc({ ...r.common, name: s.name }, s.ac!, stamp);
+  const kept = (s: OccupiedSlot, stamp: Record<string, string> = {}) => keptAc({ ...r.common, name: s.name }, s.ac, stamp);
   const due = formatSeconds(rotationEligibleAt(facts.published, schedule, now));
   switch (step.kind) {
     case 'wait':
@@ -153,7 +153,7 @@ export function scheduledRotation(r: RotationInput): RotationResult {
     }
     case 'minting':
       if (creds.replacement && !holdsItsSecret(creds.replacement)) {
-        out.releases.push(identity(creds.replacement.ac!));
+        out.releases.push(identity(creds.replacement.ac));
         out.note = `scheduled rotation: Secret ${creds.replacement.name} does not hold the secret replacement ${creds.replacement.name} is minted with; it is released and minted again`;
         break;
       }
@@ -163,13 +163,15 @@ export function scheduledRotation(r: RotationInput): RotationResult {
         : `scheduled rotation: waiting for ApplicationCredential ${other.name} to be deleted before minting the replacement`;
       break;
     case 'switch': {
-      const rep = creds.replacement!;
-      const id = openstackId(rep.ac)!;
+      // planRotation switches only to a replacement minted with an id.
+      const rep = creds.replacement;
+      if (rep === undefined) break;
+      const id = openstackId(rep.ac);
       const value = slotValue(rep);
-      if (value === undefined || !holdsItsSecret(rep)) {
+      if (id === undefined || value === undefined || !holdsItsSecret(rep)) {
         // Its secret is not the one observed: never publish a document that cannot authenticate;
         // the replacement was never published, so it is released and minted again.
-        out.releases.push(identity(rep.ac!));
+        out.releases.push(identity(rep.ac));
         out.note = `scheduled rotation: Secret ${rep.name} does not hold the secret replacement ${rep.name} was minted with; it is released and minted again`;
         break;
       }
@@ -179,12 +181,14 @@ export function scheduledRotation(r: RotationInput): RotationResult {
       break;
     }
     case 'grace':
-      out.acs.push(kept(superseded!));
-      out.note = `scheduled rotation: superseded ApplicationCredential ${superseded!.name} is revoked at ${formatSeconds(step.revokeAt)}${step.materialised ? '' : ' once the materialised clouds.yaml carries its successor'}`;
+      // planRotation is in grace only with a superseded credential.
+      if (superseded === undefined) break;
+      out.acs.push(kept(superseded));
+      out.note = `scheduled rotation: superseded ApplicationCredential ${superseded.name} is revoked at ${formatSeconds(step.revokeAt)}${step.materialised ? '' : ' once the materialised clouds.yaml carries its successor'}`;
       break;
     case 'revoke':
     case 'revoking':
-      if (superseded) out.releases.push(identity(superseded.ac!));
+      if (superseded) out.releases.push(identity(superseded.ac));
       out.note = `scheduled rotation: revoking superseded ApplicationCredential ${superseded?.name ?? other.name}${step.kind === 'revoke' ? ` (${step.why})` : ''}`;
       break;
   }

@@ -63,10 +63,10 @@ export function readSchedule(related: ObjectIndex, namespace: string): ScheduleR
     .filter((cr) => cr.metadata.namespace === namespace && at(cr, 'spec', 'target') === ADMIN_AC_TARGET && at(cr, 'spec', 'intervalDays') !== undefined)
     .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   if (declaring.length === 0) return { kind: 'none', note: 'rotation mode Scheduled without a CredentialRotation declaring intervalDays: the credential rotates as in PasswordDriven' };
-  if (declaring.length > 1) {
+  const [cr, another] = declaring;
+  if (cr === undefined || another !== undefined) {
     return { kind: 'none', note: `rotation mode Scheduled: more than one CredentialRotation declares intervalDays (${declaring.map((c) => c.metadata.name).join(', ')}), refusing to pick one: the credential rotates as in PasswordDriven` };
   }
-  const cr = declaring[0]!;
   const interval = wholeDays(at(cr, 'spec', 'intervalDays'), 1);
   const pre = wholeDays(at(cr, 'spec', 'preRotationDays') ?? SCHEDULE_DEFAULTS.preRotationDays, 0);
   const grace = wholeDays(at(cr, 'spec', 'gracePeriodDays') ?? SCHEDULE_DEFAULTS.gracePeriodDays, 0);

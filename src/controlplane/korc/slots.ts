@@ -30,16 +30,21 @@ export interface Slot {
   secret: KubeObject | undefined;
 }
 
+/** A slot with an observed AC. */
+export type OccupiedSlot = Slot & { ac: KubeObject };
+
+const occupied = (s: Slot): s is OccupiedSlot => s.ac !== undefined;
+
 export interface AdminCredentials {
   slots: [Slot, Slot];
   /** The live AC whose credential the clouds.yaml carries (or will, once it is minted). */
-  published?: Slot;
+  published?: OccupiedSlot;
   /** A live AC minted alongside the published one, not yet published. */
-  replacement?: Slot;
+  replacement?: OccupiedSlot;
   /** The AC the published one replaced (live, or Terminating while K-ORC revokes it). */
-  superseded?: Slot;
+  superseded?: OccupiedSlot;
   /** Terminating ACs with no other role. */
-  terminating: Slot[];
+  terminating: OccupiedSlot[];
 }
 
 export function slotNames(cp: string): [string, string] {
@@ -63,16 +68,14 @@ export function adminCredentials(cp: Pick<ControlPlaneRef, 'name' | 'namespace'>
     secret: children.get(GVK.Secret, cp.namespace, name),
   });
   const slots: [Slot, Slot] = [slot(0, a), slot(1, b)];
-  const live = slots.filter((s) => s.ac && !isTerminating(s.ac));
-  const terminating = slots.filter((s) => s.ac && isTerminating(s.ac));
-  if (live.length === 0) return { slots, terminating };
-  if (live.length === 1) {
-    const published = live[0]!;
-    // The other slot, being deleted while the published one lives, is a superseded credential
-    // being revoked (or the remains of a re-mint); either way it stays released.
-    return { slots, published, terminating };
-  }
-  const [older, newer] = sequenceOf(live[1]!.ac) < sequenceOf(live[0]!.ac) ? [live[1]!, live[0]!] : [live[0]!, live[1]!];
+  const live = slots.filter(occupied).filter((s) => !isTerminating(s.ac));
+  const terminating = slots.filter(occupied).filter((s) => isTerminating(s.ac));
+  const [first, second] = live;
+  if (first === undefined) return { slots, terminating };
+  // One live AC: the other slot, being deleted while it lives, is a superseded credential being
+  // revoked (or the remains of a re-mint); either way it stays released.
+  if (second === undefined) return { slots, published: first, terminating };
+  const [older, newer] = sequenceOf(second.ac) < sequenceOf(first.ac) ? [second, first] : [first, second];
   if (annotationOf(older.ac, ANNOTATION.supersededAt) !== undefined && minted(newer.ac)) {
     return { slots, published: newer, superseded: older, terminating };
   }

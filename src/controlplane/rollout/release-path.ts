@@ -14,7 +14,7 @@ export interface Release {
 export function parseRelease(text: unknown): Release | undefined {
   if (typeof text !== 'string') return undefined;
   const m = /^(\d{4})\.([12])$/.exec(text);
-  return m ? { year: Number(m[1]), cycle: Number(m[2]) as 1 | 2 } : undefined;
+  return m ? { year: Number(m[1]), cycle: m[2] === '1' ? 1 : 2 } : undefined;
 }
 
 /** Releases in order: consecutive releases have consecutive ordinals. */

@@ -60,19 +60,25 @@ export function readImage(v: unknown): KeystoneImage | undefined {
   return { repository: v.repository, tag: v.tag };
 }
 
+/** A release text that parses, else undefined. */
+const releaseText = (v: unknown): string | undefined => (typeof v === 'string' && parseRelease(v) ? v : undefined);
+const isGeneration = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isUpdateResult = (v: unknown): v is UpdateResult => UPDATE_RESULTS.some((r) => r === v);
+const isUpdatePhase = (v: unknown): v is UpdatePhase => UPDATE_PHASES.some((p) => p === v);
+
 function readTarget(v: unknown): Target | undefined {
   const image = readImage(at(v, 'image'));
-  const release = at(v, 'release');
-  if (!image || !parseRelease(release)) return undefined;
-  return { release: release as string, image };
+  const release = releaseText(at(v, 'release'));
+  if (!image || release === undefined) return undefined;
+  return { release, image };
 }
 
 function readRollout(v: unknown): Rollout | undefined {
   if (!isObject(v)) return undefined;
   const from = readTarget(v.from);
   const to = readTarget(v.to);
-  if (!from || !to || !isTime(v.startedAt) || !isTime(v.phaseStartedAt) || !Number.isSafeInteger(v.generation)) return undefined;
-  const rollout: Rollout = { from, to, startedAt: v.startedAt, phaseStartedAt: v.phaseStartedAt, generation: v.generation as number };
+  if (!from || !to || !isTime(v.startedAt) || !isTime(v.phaseStartedAt) || !isGeneration(v.generation)) return undefined;
+  const rollout: Rollout = { from, to, startedAt: v.startedAt, phaseStartedAt: v.phaseStartedAt, generation: v.generation };
   const failure = v.failure;
   if (isObject(failure) && isString(failure.reason) && isString(failure.message)) rollout.failure = { reason: failure.reason, message: failure.message };
   return rollout;
@@ -83,9 +89,9 @@ function readLastUpdate(v: unknown): LastUpdate | undefined {
   const from = readTarget(v.from);
   const to = readTarget(v.to);
   const result = v.result;
-  if (!from || !to || !(UPDATE_RESULTS as readonly unknown[]).includes(result)) return undefined;
-  if (!isTime(v.startedAt) || !isTime(v.finishedAt) || !Number.isSafeInteger(v.generation)) return undefined;
-  const last: LastUpdate = { from, to, result: result as UpdateResult, startedAt: v.startedAt, finishedAt: v.finishedAt, generation: v.generation as number };
+  if (!from || !to || !isUpdateResult(result)) return undefined;
+  if (!isTime(v.startedAt) || !isTime(v.finishedAt) || !isGeneration(v.generation)) return undefined;
+  const last: LastUpdate = { from, to, result, startedAt: v.startedAt, finishedAt: v.finishedAt, generation: v.generation };
   if (isString(v.reason)) last.reason = v.reason;
   if (isString(v.message)) last.message = v.message;
   return last;
@@ -95,14 +101,14 @@ function readLastUpdate(v: unknown): LastUpdate | undefined {
 export function readRolloutMemory(status: unknown): RolloutMemory {
   const services = at(status, 'services');
   const keystone = Array.isArray(services) ? services.find((s) => at(s, 'name') === 'keystone') : undefined;
-  const release = at(keystone, 'release');
+  const release = releaseText(at(keystone, 'release'));
   const memory: RolloutMemory = { phase: 'Idle' };
-  if (parseRelease(release)) memory.release = release as string;
+  if (release !== undefined) memory.release = release;
   const lastUpdate = readLastUpdate(at(status, 'lastUpdate'));
   if (lastUpdate) memory.lastUpdate = lastUpdate;
   const phase = at(status, 'updatePhase');
-  if (!(UPDATE_PHASES as readonly unknown[]).includes(phase)) return memory;
-  const p = phase as UpdatePhase;
+  if (!isUpdatePhase(phase)) return memory;
+  const p = phase;
   if (!inRollout(p)) return { ...memory, phase: p };
   const rollout = readRollout(at(status, 'rollout'));
   return rollout ? { ...memory, phase: p, rollout } : memory;

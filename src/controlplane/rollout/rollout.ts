@@ -13,6 +13,7 @@
 import type { ControlPlaneSpec } from '../../api/controlplane.js';
 import { DEFAULTS } from '../../api/controlplane.js';
 import { secondsSince, type Condition, type ConditionDecision } from '../../k8s/conditions.js';
+import { durationSeconds } from '../../k8s/duration.js';
 import type { KubeObject } from '../../k8s/observed.js';
 import { at } from '../../k8s/read.js';
 import { CONDITION, REASON, REQUEUE, type Reason } from '../conditions.js';
@@ -74,14 +75,11 @@ export interface RolloutInput {
   now: Date;
 }
 
-const UNIT_SECONDS: Record<string, number> = { h: 3600, m: 60, s: 1 };
 
 /** spec.rolloutDeadline in seconds: whole h/m/s components between 1m and 24h; undefined otherwise. */
 export function deadlineSeconds(text: unknown): number | undefined {
-  if (typeof text !== 'string' || text.length > 32 || !/^([0-9]+(h|m|s))+$/.test(text)) return undefined;
-  let seconds = 0;
-  for (const [, amount, unit] of text.matchAll(/([0-9]+)(h|m|s)/g)) seconds += Number(amount) * UNIT_SECONDS[unit!]!;
-  return seconds >= 60 && seconds <= 86400 ? seconds : undefined;
+  const seconds = durationSeconds(text);
+  return seconds !== undefined && seconds >= 60 && seconds <= 86400 ? seconds : undefined;
 }
 
 /** The release and image the spec asks Keystone to run; undefined when the release is unreadable. */
@@ -181,10 +179,13 @@ function refuse(running: Target, reason: Reason, message: string, base: Omit<Rol
   };
 }
 
+/** DEFAULTS.rolloutDeadline (15m) in seconds: what an unreadable deadline falls back to. */
+const DEFAULT_DEADLINE_SECONDS = deadlineSeconds(DEFAULTS.rolloutDeadline) ?? 15 * 60;
+
 export function planRollout(input: RolloutInput): RolloutPlan {
   const previous = readRolloutMemory(input.previousStatus);
   const base = {
-    deadlineSeconds: deadlineSeconds(input.spec.rolloutDeadline) ?? deadlineSeconds(DEFAULTS.rolloutDeadline)!,
+    deadlineSeconds: deadlineSeconds(input.spec.rolloutDeadline) ?? DEFAULT_DEADLINE_SECONDS,
     generation: input.generation,
   };
   const target = targetOf(input.spec);
@@ -254,7 +255,7 @@ function exitOf(phase: UpdatePhase, r: Rollout, decided: ReadonlyMap<string, Con
       if (isTrue(decided, CONDITION.Keystone)) return { next: 'UpdatingServices' };
       const reason = reasonOf(decided, CONDITION.Keystone);
       if (reason !== undefined && KEYSTONE_TERMINAL.has(reason)) {
-        return { fail: { reason: REASON.KeystoneUpdateFailed, message: `Keystone failed with ${pathText(r.from, r.to)}: ${decided.get(CONDITION.Keystone)!.message}` } };
+        return { fail: { reason: REASON.KeystoneUpdateFailed, message: `Keystone failed with ${pathText(r.from, r.to)}: ${decided.get(CONDITION.Keystone)?.message ?? ''}` } };
       }
       return overdue ? late(`Keystone did not report Ready at its new generation with ${pathText(r.from, r.to)}`) : undefined;
     }
@@ -265,7 +266,7 @@ function exitOf(phase: UpdatePhase, r: Rollout, decided: ReadonlyMap<string, Con
       if (chain.every((t) => isTrue(decided, t))) return { next: 'Complete' };
       const broken = chain.filter((t) => VERIFY_TERMINAL.has(reasonOf(decided, t) ?? ''));
       if (broken.length > 0) {
-        return { fail: { reason: REASON.VerificationFailed, message: broken.map((t) => `${t}: ${decided.get(t)!.message}`).join('; ') } };
+        return { fail: { reason: REASON.VerificationFailed, message: broken.map((t) => `${t}: ${decided.get(t)?.message ?? ''}`).join('; ') } };
       }
       const notYet = chain.filter((t) => !isTrue(decided, t));
       return overdue ? late(`the credential chain (${notYet.join(', ')}) did not verify on ${r.to.release}`) : undefined;

@@ -53,7 +53,7 @@ function adoptionStamp(unknown: string[], value: string, passwordHash: string, r
     // Kept, so every request latched now is honoured by this credential.
     [ANNOTATION.rotationRequests]: formatRequests(requests),
   };
-  return Object.fromEntries(unknown.map((k) => [k, known[k]!]));
+  return Object.fromEntries(unknown.flatMap((k) => (known[k] === undefined ? [] : [[k, known[k]]])));
 }
 
 function withImports(input: StageInput, message: string): string {
@@ -68,11 +68,12 @@ function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: 
   const wait = (reason: Reason, message: string) => ({ condition: { status: 'False' as const, reason, message }, outcome: waiting(REQUEUE.korc) });
   switch (plan.kind) {
     case 'keep': {
+      const live = plan.live;
       const id = openstackId(live);
       const minted = isAvailable(live) && id !== undefined;
       // Adoption (docs/architecture.md §3.4): stamp what an AC minted elsewhere lacks, once it is proven minted.
       const stamp = minted ? adoptionStamp(plan.unknown, plan.value, passwordHash, facts.requests) : {};
-      const ac = keptAc(common, live!, stamp);
+      const ac = keptAc(common, live, stamp);
       const adopted = Object.keys(stamp).length > 0 ? [`adopted: ${Object.keys(stamp).sort().join(', ')} stamped`] : [];
       const allNotes = [...plan.notes, ...adopted];
       const notes = allNotes.length > 0 ? ` (${allNotes.join('; ')})` : '';
@@ -196,9 +197,10 @@ export const korcStage: Stage = {
     const schedule = scheduleRead?.kind === 'schedule' ? scheduleRead.schedule : undefined;
     const scheduledMint = schedule ? { expiresAt: formatSeconds(input.now.getTime() + schedule.intervalMs), sequence: 0 } : undefined;
     let plan = planMint(facts);
-    const rotation = plan.kind === 'keep' && schedule && creds.published && openstackId(live) && isAvailable(live)
+    const publishedId = creds.published && isAvailable(creds.published.ac) ? openstackId(creds.published.ac) : undefined;
+    const rotation = plan.kind === 'keep' && schedule && creds.published && publishedId !== undefined
       ? scheduledRotation({
-          input, creds, published: creds.published, publishedValue: plan.value, schedule,
+          input, creds, published: creds.published, publishedId, publishedValue: plan.value, schedule,
           common: { cp, cloudName: k.cloudName }, want: facts.want, passwordHash: password.hash, requests: facts.requests,
           target, cloudName: k.cloudName, materialised: input.related.get(GVK.Secret, cp.namespace, k.secretName),
           ...(input.rollout?.holdReMint !== undefined ? { hold: input.rollout.holdReMint } : {}),
@@ -226,7 +228,8 @@ export const korcStage: Stage = {
     ];
     if (slotSecrets[1]) desired.push(slotSecret(cp, creds.slots[1].name, slotSecrets[1].value, slotSecrets[1].mintedSecretHash));
     // The rotation's version of the decided AC (the switch stamps superseded-at) replaces it.
-    if (d.ac && !rotation?.acs.some((ac) => ac.metadata.name === d.ac!.metadata.name)) desired.push(d.ac);
+    const decidedAc = d.ac;
+    if (decidedAc && !rotation?.acs.some((ac) => ac.metadata.name === decidedAc.metadata.name)) desired.push(decidedAc);
     const releases = new Set<string>();
     if (d.release && live) releases.add(identity(live));
     if (rotation) {
@@ -237,7 +240,7 @@ export const korcStage: Stage = {
       unscheduledOthers(creds, d.release, d.id !== undefined, materialisedPublished).releases.forEach((r) => releases.add(r));
     }
     // A Terminating AC of the other slot (a superseded one being revoked) stays released.
-    for (const s of creds.terminating) if (s !== slot) releases.add(identity(s.ac!));
+    for (const s of creds.terminating) if (s !== slot && s.ac) releases.add(identity(s.ac));
     const result: StageResult = { condition: d.condition, outcome: d.outcome, children: desired };
     if (releases.size > 0) result.releases = [...releases].sort();
     if (rotation?.resyncAfterSeconds !== undefined && d.outcome.kind === 'complete') result.resyncAfterSeconds = rotation.resyncAfterSeconds;
