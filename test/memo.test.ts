@@ -4,7 +4,7 @@
 import t from 'tap';
 import { parse } from 'yaml';
 import { BoundedMemo } from '../src/memo.js';
-import { applicationCredentialCloud, passwordCloud, readApplicationCredential, type CloudTarget } from '../src/controlplane/korc/clouds-yaml.js';
+import { applicationCredentialCloud, passwordCloud, readApplicationCredential, type CloudTarget } from '../src/controlplane/credential/clouds-yaml.js';
 import { valuesOfSecretText } from '../src/capture/secret-values.js';
 import { redactConditionMessages } from '../src/controlplane/redact-status.js';
 import { secret } from './support/world.js';

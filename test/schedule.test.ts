@@ -1,4 +1,4 @@
-// Scheduled rotation (issue 19), the pure schedule (src/controlplane/korc/schedule.ts): every
+// Scheduled rotation (issue 19), the pure schedule (src/controlplane/credential/schedule.ts): every
 // transition, clock jumps and restarts, and a property test of the make-before-break loop over
 // random intervals, grace periods, latencies and hook-call sequences.
 import t from 'tap';
@@ -16,7 +16,7 @@ import {
   rotationEligibleAt,
   type RotationFacts,
   type Schedule,
-} from '../src/controlplane/korc/schedule.js';
+} from '../src/controlplane/credential/schedule.js';
 import { ObjectIndex } from '../src/k8s/observed.js';
 
 const H = 3_600_000;
@@ -139,7 +139,7 @@ function simulate(s: Schedule, horizon: number, latencies: number[], extraCalls:
     if (alive().length > 2) w.problems.push(`t=${now}: ${alive().length} admin credentials`);
     if (w.published !== w.materialised && w.materialisedAt <= now) w.materialised = w.published;
 
-    // The hook: roles as korc/slots.ts resolves them.
+    // The hook: roles as credential/slots.ts resolves them.
     const pub = w.acs[w.published]!;
     const others = alive().filter((a) => a !== pub);
     const other = others[0];

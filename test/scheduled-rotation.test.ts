@@ -6,7 +6,7 @@ import t from 'tap';
 import { simulation } from './support/simulation.js';
 import { PHASES, runPhase, conditionOf } from '../src/sim/scenarios.js';
 import { SCHEDULE } from '../src/sim/scheduled-phases.js';
-import { DAY_MS } from '../src/controlplane/korc/schedule.js';
+import { DAY_MS } from '../src/controlplane/credential/schedule.js';
 import { managedCP } from './support/sync.js';
 import type { Obj } from './support/shared.js';
 

@@ -1,10 +1,10 @@
-// Scheduled rotation (issue 19): the roles of two admin ACs (korc/slots.ts) and
-// status.adminApplicationCredential with a superseded credential (korc/credential-status.ts).
+// Scheduled rotation (issue 19): the roles of two admin ACs (credential/slots.ts) and
+// status.adminApplicationCredential with a superseded credential (credential/credential-status.ts).
 import t from 'tap';
 import { ObjectIndex } from '../src/k8s/observed.js';
-import { adminCredentials, publishedCredential } from '../src/controlplane/korc/slots.js';
-import { credentialStatus } from '../src/controlplane/korc/credential-status.js';
-import { DAY_MS, type Schedule } from '../src/controlplane/korc/schedule.js';
+import { adminCredentials, publishedCredential } from '../src/controlplane/credential/slots.js';
+import { credentialStatus } from '../src/controlplane/credential/credential-status.js';
+import { DAY_MS, type Schedule } from '../src/controlplane/credential/schedule.js';
 
 const cp = { name: 'cp', namespace: 'ns', uid: 'u', generation: 1 };
 const S: Schedule = { intervalMs: 30 * DAY_MS, preRotationMs: 7 * DAY_MS, graceMs: DAY_MS, source: 's' };

@@ -15,7 +15,7 @@ import { childNames } from './names.js';
 import { readSpec } from './spec.js';
 import { buildStatus } from './status.js';
 import { carriedRollout } from './rollout/rollout.js';
-import { credentialStatus } from './korc/credential-status.js';
+import { credentialStatus } from './credential/credential-status.js';
 import { controlPlaneRef, type ControlPlaneRef } from './stage.js';
 import type { HookEvent } from '../events.js';
 

@@ -55,7 +55,7 @@ export function childNames(cp: string) {
     /**
      * Slot B of scheduled rotation: the replacement AC minted alongside the one in slot A
      * (`adminAppCredential`), and the Secret holding the secret it is minted with. Rotations
-     * alternate between the two slots (korc/slots.ts).
+     * alternate between the two slots (credential/slots.ts).
      */
     adminAppCredentialB: `${cp}-admin-app-credential-b`,
     domain: `${cp}-domain-default`,

@@ -5,7 +5,7 @@
 import { ControlPlaneSpec, type RotationMode } from '../api/controlplane.js';
 import { compileValidator } from '../api/validate.js';
 import { at, isObject, isObjectName, stringAt } from '../k8s/read.js';
-import { HTTP_METHODS, type AccessRule } from './korc/application-credential.js';
+import { HTTP_METHODS, type AccessRule } from './credential/application-credential.js';
 import { childNames } from './names.js';
 import { ownedNameProblem } from './owned-names.js';
 import { BoundedMemo } from '../memo.js';

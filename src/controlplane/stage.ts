@@ -5,7 +5,7 @@ import type { ControlPlaneParent } from '../api/hooks.js';
 import type { Condition } from '../k8s/conditions.js';
 import type { Decision, Reason, SubConditionType } from './conditions.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
-import type { CredentialStatus } from './korc/credential-status.js';
+import type { CredentialStatus } from './credential/credential-status.js';
 import type { ResolvedSpec } from './spec.js';
 import type { KeystoneDirective } from './rollout/rollout.js';
 
@@ -46,7 +46,7 @@ export interface StageInput {
   rollout?: {
     /** The image the Keystone stage projects and how KeystoneReady words the rollout. */
     keystone?: KeystoneDirective;
-    /** While a rollout runs no re-mint starts (korc/mint.ts), with this note. */
+    /** While a rollout runs no re-mint starts (credential/mint.ts), with this note. */
     holdReMint?: string;
   };
 }

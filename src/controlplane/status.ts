@@ -4,7 +4,7 @@
 // timestamps: a condition's lastTransitionTime moves only when its status does.
 import type { ControlPlaneSpec } from '../api/controlplane.js';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
-import type { CredentialStatus } from './korc/credential-status.js';
+import type { CredentialStatus } from './credential/credential-status.js';
 import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS, type Decision } from './conditions.js';
 import type { ControlPlaneRef } from './stage.js';
 import type { UnappliedChild } from './unapplied.js';
@@ -22,7 +22,7 @@ export function readyDecision(conditions: ReadonlyMap<string, Condition>): Decis
 export interface StatusInput {
   cp: ControlPlaneRef;
   spec: ControlPlaneSpec;
-  /** status.adminApplicationCredential (korc/credential-status.ts). */
+  /** status.adminApplicationCredential (credential/credential-status.ts). */
   credential: CredentialStatus | undefined;
   previous: ReadonlyMap<string, Condition>;
   /** Conditions decided this pass; every other sub-condition is carried over verbatim. */

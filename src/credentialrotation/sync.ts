@@ -14,30 +14,12 @@ import { isAvailable } from '../k8s/orc.js';
 import { at, stringAt } from '../k8s/read.js';
 import { CONDITION, REASON as CP_REASON } from '../controlplane/conditions.js';
 import { childNames } from '../controlplane/names.js';
-import { publishedCredential } from '../controlplane/korc/slots.js';
-import { ADMIN_AC_TARGET, honours, latchedAt, lists, requestKey, type LatchedRequest } from '../controlplane/korc/rotation-requests.js';
+import { publishedCredential } from '../controlplane/credential/slots.js';
+import { ADMIN_AC_TARGET, honours, latchedAt, lists, requestKey, type LatchedRequest } from '../controlplane/credential/rotation-requests.js';
 import { formatTime } from '../k8s/conditions.js';
 import type { HookEvent } from '../events.js';
+import { ROTATION_CONDITION, ROTATION_REASON, ROTATION_WAIT_SECONDS } from './conditions.js';
 
-export const ROTATION_CONDITION = { Ready: 'Ready', Complete: 'RotationComplete' } as const;
-
-export const ROTATION_REASON = {
-  UnsupportedTarget: 'UnsupportedTarget',
-  NoControlPlane: 'NoControlPlane',
-  AmbiguousControlPlane: 'AmbiguousControlPlane',
-  BootstrapComplete: 'BootstrapComplete',
-  WaitingForBootstrap: 'WaitingForBootstrap',
-  WaitingForApplicationCredential: 'WaitingForApplicationCredential',
-  WaitingForAdminPassword: 'WaitingForAdminPassword',
-  NoRotationNeeded: 'NoRotationNeeded',
-  RotationTriggered: 'RotationTriggered',
-  // RotationComplete
-  RotationCompleted: 'RotationCompleted',
-  RotationInProgress: 'RotationInProgress',
-} as const;
-
-/** Seed credentialRotationWaitInterval: while waiting for the ControlPlane or a dependency. */
-export const ROTATION_WAIT_SECONDS = 10;
 
 
 export interface RotationContext {
@@ -134,7 +116,7 @@ export function syncCredentialRotation(request: CredentialRotationSyncRequest, c
   const latchedBefore = at(previousStatus, 'lastTriggeredGeneration');
   const related = new ObjectIndex(request.related, ns);
   const cps = related.ofKind(GVK.ControlPlane).filter((c) => c.metadata.namespace === ns);
-  // The published admin AC: slot A's, or under scheduled rotation either slot's (korc/slots.ts).
+  // The published admin AC: slot A's, or under scheduled rotation either slot's (credential/slots.ts).
   const ac = cps.length === 1 ? publishedCredential({ name: cps[0]!.metadata.name, namespace: ns }, related).ac : undefined;
 
   const verdict = decide(cr, generation, typeof latchedBefore === 'number' ? latchedBefore : 0, cps, ac);

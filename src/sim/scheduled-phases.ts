@@ -6,7 +6,7 @@
 // may exist. `scheduled-outage` stops Metacontroller for 200 days, past the credential's expiry:
 // when it comes back exactly one break-before-make re-mint follows, not one per missed deadline.
 import { ADMIN_AC_LABEL, ADMIN_AC_LABEL_VALUE } from '../controlplane/names.js';
-import { DAY_MS } from '../controlplane/korc/schedule.js';
+import { DAY_MS } from '../controlplane/credential/schedule.js';
 import { authenticate } from './operators.js';
 import type { Obj } from './cluster.js';
 import { controlPlaneReady, type Phase, type PhaseContext } from './scenarios.js';

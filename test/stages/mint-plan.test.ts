@@ -1,12 +1,12 @@
-// planMint (korc/mint.ts), the admin credential's mint decision, as a table: one row per
+// planMint (credential/mint.ts), the admin credential's mint decision, as a table: one row per
 // situation, the facts that make it and the plan expected. Pure: no HTTP, no world.
 import t from 'tap';
-import { planMint, type MintFacts, type MintPlan } from '../../src/controlplane/korc/mint.js';
-import { managedResource } from '../../src/controlplane/korc/application-credential.js';
+import { planMint, type MintFacts, type MintPlan } from '../../src/controlplane/credential/mint.js';
+import { managedResource } from '../../src/controlplane/credential/application-credential.js';
 import { ANNOTATION } from '../../src/controlplane/names.js';
 import { sha256Hex } from '../../src/k8s/secret.js';
 import type { KubeObject } from '../../src/k8s/observed.js';
-import type { LatchedRequest } from '../../src/controlplane/korc/rotation-requests.js';
+import type { LatchedRequest } from '../../src/controlplane/credential/rotation-requests.js';
 
 const CP = 'cp';
 const VALUE = 'secret-one';
@@ -70,7 +70,7 @@ const rows: Row[] = [
     facts({ live: ac({ [ANNOTATION.passwordHash]: undefined, [ANNOTATION.secretHash]: undefined, [ANNOTATION.rotationRequests]: undefined }) }),
     { kind: 'keep', unknown: [ANNOTATION.passwordHash, ANNOTATION.secretHash, ANNOTATION.rotationRequests] },
   ],
-  ['Scheduled: keep; the schedule itself is the KORC stage\'s (korc/schedule.ts), no note here', facts({ mode: 'Scheduled' }), { kind: 'keep', notes: [] }],
+  ['Scheduled: keep; the schedule itself is the KORC stage\'s (credential/schedule.ts), no note here', facts({ mode: 'Scheduled' }), { kind: 'keep', notes: [] }],
   ['a pending re-mint held (release rollout): keep, the reasons in a note', facts({ passwordHash: sha256Hex('password-two'), holdReMint: 'a release rollout is in progress' }), { kind: 'keep' }, /a re-mint waits while a release rollout is in progress: the admin password changed/],
   ['held, but no value to keep: re-mint anyway', facts({ observedValue: undefined, holdReMint: 'a release rollout is in progress' }), { kind: 'remint' }],
   ['old AC Terminating, fresh value observed: terminating, keep that value', facts({ live: ac({}, { deletionTimestamp: '2026-11-21T11:00:00Z' }), observedValue: 'fresh', mintedSecretHash: sha256Hex(VALUE) }), { kind: 'terminating', value: 'fresh', since: '2026-11-21T11:00:00Z' }],

@@ -49,7 +49,7 @@ export interface RolloutPlan {
   memory: RolloutMemory;
   /** Undefined: the Keystone stage projects the spec as it is. */
   keystone?: KeystoneDirective;
-  /** Set while a rollout runs: a re-mint does not start (korc/mint.ts), with this note. */
+  /** Set while a rollout runs: a re-mint does not start (credential/mint.ts), with this note. */
   holdReMint?: string;
   /** What the spec asks Keystone to run (undefined for an unreadable release). */
   target?: Target;

@@ -11,9 +11,9 @@ import { secondsSince } from '../../k8s/conditions.js';
 import { secretStoreReady } from '../external-secret.js';
 import { CLUSTER_SECRET_STORE, childNames } from '../names.js';
 import { complete, gate, waiting, type Stage, type StageResult } from '../stage.js';
-import { applicationCredentialCloud, cloudTarget, readApplicationCredential } from '../korc/clouds-yaml.js';
-import { CLOUDS_YAML_KEY } from '../korc/round-trip.js';
-import { publishedCredential } from '../korc/slots.js';
+import { applicationCredentialCloud, cloudTarget, readApplicationCredential } from '../credential/clouds-yaml.js';
+import { CLOUDS_YAML_KEY } from '../credential/round-trip.js';
+import { publishedCredential } from '../credential/slots.js';
 import { invalidSpec } from './invalid-spec.js';
 
 const wait = (reason: Reason, message: string): StageResult => ({
@@ -34,7 +34,7 @@ export const adminCredentialStage: Stage = {
     if (gated) return gated;
     if (!secretStoreReady(related)) return wait(REASON.SecretStoreNotReady, `ClusterSecretStore ${CLUSTER_SECRET_STORE} is not Ready`);
 
-    // The published credential: slot A's AC, or under scheduled rotation either slot's (korc/slots.ts).
+    // The published credential: slot A's AC, or under scheduled rotation either slot's (credential/slots.ts).
     const published = publishedCredential(cp, children);
     const id = published.id;
     if (!id) return wait(REASON.WaitingForCredentialID, `ApplicationCredential ${published.name} has no id yet`);

@@ -1,7 +1,7 @@
 // Stage 5, reconcileKORC → KORCReady: the admin ApplicationCredential and everything it needs.
 // Emits the password cloud {cp}-admin-password-cloud, the Domain/User imports, the
 // app-credential Secret with its PushSecret and the clouds.yaml ExternalSecret (docs/architecture.md §3.5),
-// and the AC itself, which it mints, keeps, or re-mints (korc/mint.ts).
+// and the AC itself, which it mints, keeps, or re-mints (credential/mint.ts).
 import { GVK } from '../../k8s/kinds.js';
 import { identity, type KubeObject } from '../../k8s/observed.js';
 import { isAvailable, openstackId, terminalError } from '../../k8s/orc.js';
@@ -10,12 +10,12 @@ import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, type Reason } from '../con
 import { secondsSince } from '../../k8s/conditions.js';
 import { ANNOTATION, childNames } from '../names.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
-import { readAdminPassword } from '../korc/admin-password.js';
-import { keptAc, managedResource, mintedAc } from '../korc/application-credential.js';
+import { readAdminPassword } from '../credential/password.js';
+import { keptAc, managedResource, mintedAc } from '../credential/application-credential.js';
 import { annotationOf } from '../../k8s/read.js';
-import { applicationCredentialCloud, cloudTarget, passwordCloud } from '../korc/clouds-yaml.js';
-import { adminImports, stuckImport } from '../korc/imports.js';
-import { planMint, type MintFacts, type MintPlan } from '../korc/mint.js';
+import { applicationCredentialCloud, cloudTarget, passwordCloud } from '../credential/clouds-yaml.js';
+import { adminImports, stuckImport } from '../credential/imports.js';
+import { planMint, type MintFacts, type MintPlan } from '../credential/mint.js';
 import {
   CLOUDS_YAML_KEY,
   VALUE_KEY,
@@ -24,13 +24,13 @@ import {
   cloudsYamlExternalSecret,
   forceSyncValue,
   ownedSecret,
-} from '../korc/round-trip.js';
-import { formatRequests, rotationRequests, type LatchedRequest } from '../korc/rotation-requests.js';
+} from '../credential/round-trip.js';
+import { formatRequests, rotationRequests, type LatchedRequest } from '../credential/rotation-requests.js';
 import { invalidSpec } from './invalid-spec.js';
-import { adminCredentials, slotValue, type Slot, type AdminCredentials } from '../korc/slots.js';
-import { readSchedule, formatSeconds } from '../korc/schedule.js';
-import { materialisedMatches, scheduledRotation, unscheduledOthers, type RotationResult } from '../korc/rotation.js';
-import { type ScheduledMint } from '../korc/application-credential.js';
+import { adminCredentials, slotValue, type Slot, type AdminCredentials } from '../credential/slots.js';
+import { readSchedule, formatSeconds } from '../credential/schedule.js';
+import { materialisedMatches, scheduledRotation, unscheduledOthers, type RotationResult } from '../credential/rotation.js';
+import { type ScheduledMint } from '../credential/application-credential.js';
 
 const SECRET_BYTES = 32;
 
@@ -178,7 +178,7 @@ export const korcStage: Stage = {
     const names = childNames(cp.name);
     const target = cloudTarget(input, k.cloudName);
     const pwCloud = passwordCloud(target, password.password);
-    // The slot the mint decision is about: the published AC's (korc/slots.ts), slot A otherwise.
+    // The slot the mint decision is about: the published AC's (credential/slots.ts), slot A otherwise.
     const creds = adminCredentials(cp, children);
     const slot = creds.published ?? creds.terminating[0] ?? creds.slots[0];
     const live = slot.ac;

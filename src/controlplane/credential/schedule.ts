@@ -1,6 +1,6 @@
 // Scheduled rotation of the admin application credential (docs/architecture.md §6.2),
 // make-before-break. Pure functions of (facts, now) in
-// milliseconds since the epoch; the KORC stage turns the step into objects (korc/rotation.ts).
+// milliseconds since the epoch; the KORC stage turns the step into objects (credential/rotation.ts).
 //
 //   mint (expiresAt = t + interval) ── t + interval − preRotation ──▶ mint the replacement
 //   alongside ── replacement Available with an id ──▶ switch the published credential ──

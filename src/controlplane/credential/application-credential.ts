@@ -65,7 +65,7 @@ export function resourceDrift(live: KubeObject, want: ManagedResource): string[]
 export interface AcCommon {
   cp: ControlPlaneRef;
   cloudName: string;
-  /** The AC's name (its slot, korc/slots.ts); the slot A name when absent. */
+  /** The AC's name (its slot, credential/slots.ts); the slot A name when absent. */
   name?: string;
 }
 

@@ -1,5 +1,5 @@
 // The KORC stage's side of scheduled rotation (issue 19): turns the schedule's step
-// (korc/schedule.ts) into the replacement AC and its Secret, the switch of the published
+// (credential/schedule.ts) into the replacement AC and its Secret, the switch of the published
 // credential, and the release of the superseded AC. Also what happens to a second AC when no
 // schedule applies (mode changed, CredentialRotation deleted, a re-mint started).
 import { identity, isTerminating, type KubeObject } from '../../k8s/observed.js';
