@@ -39,3 +39,57 @@ t.test('src/controlplane/: no non-null assertion, no cast', async (t) => {
   const found = files(dir).flatMap((f) => assertionsIn(f, readFileSync(f, 'utf8')));
   t.same(found, [], found.join('\n'));
 });
+
+/** Every relative import of every file under src/ (type-only imports included): file → files. */
+function importGraph(): Map<string, string[]> {
+  const root = join(REPO_ROOT, 'src');
+  const graph = new Map<string, string[]>();
+  for (const file of files(root)) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+    const deps: string[] = [];
+    for (const statement of source.statements) {
+      const spec = (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier) ? statement.moduleSpecifier.text : undefined;
+      if (spec?.startsWith('.')) deps.push(relative(REPO_ROOT, join(file, '..', spec.replace(/\.js$/, '.ts'))));
+    }
+    graph.set(relative(REPO_ROOT, file), deps);
+  }
+  return graph;
+}
+
+/** The layers of src/, lowest first: a file may import from its own layer or a lower one. */
+const LAYERS: string[][] = [
+  ['api'],
+  ['k8s', 'memo', 'random', 'events', 'config', 'logger', 'json-body', 'inflight', 'metrics'],
+  ['capture'],
+  ['controlplane'],
+  ['credentialrotation', 'secretaggregate'],
+  ['routes'],
+  ['http'],
+  ['server'],
+  ['server-options', 'main'],
+  ['crd', 'sim'],
+  ['cli'],
+];
+const layerOf = (file: string) => {
+  const top = file.split('/')[1]!.replace(/\.ts$/, '');
+  return LAYERS.findIndex((names) => names.includes(top));
+};
+
+t.test('src/: the import graph has no cycle and no upward arrow', async (t) => {
+  const graph = importGraph();
+  const upward = [...graph].flatMap(([file, deps]) => deps.filter((d) => layerOf(d) > layerOf(file)).map((d) => `${file} → ${d}`));
+  t.same(upward, [], 'upward imports');
+  t.same([...graph.keys()].filter((f) => layerOf(f) < 0), [], 'every top-level module has a layer');
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (file: string, path: string[]) => {
+    state.set(file, 'open');
+    for (const dep of graph.get(file) ?? []) {
+      if (state.get(dep) === 'open') cycles.push([...path.slice(path.indexOf(dep)), dep].join(' → '));
+      else if (!state.has(dep)) visit(dep, [...path, dep]);
+    }
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file, [file]);
+  t.same(cycles, [], 'import cycles');
+});

@@ -21,7 +21,7 @@ import {
   type KubeOptions,
 } from './kube.js';
 import { kindNames } from './group.js';
-import { ownedNameRule } from '../controlplane/owned-names.js';
+import { ownedNameRule } from './owned-names.js';
 
 /** The reference webhook's defaults, named once: the schema, the docs and the tests use them. */
 export const DEFAULTS = {
@@ -491,4 +491,5 @@ export const CONTROLPLANE = kindNames('ControlPlane', 'controlplanes');
 
 export type ControlPlaneSpec = Static<typeof ControlPlaneSpec>;
 export type ControlPlaneStatus = Static<typeof ControlPlaneStatus>;
+export type AdminApplicationCredentialStatus = Static<typeof AdminApplicationCredentialStatus>;
 export type Condition = Static<typeof Condition>;

@@ -2,7 +2,7 @@
 // our label, no status / ownerReferences / resourceVersion, fields in a fixed order.
 import type { KindInfo } from '../k8s/kinds.js';
 import type { KubeObject } from '../k8s/observed.js';
-import type { ControlPlaneRef } from './stage.js';
+import type { ControlPlaneRef } from './ref.js';
 import { CONTROLPLANE_LABEL } from './names.js';
 import { labelValue } from '../k8s/labels.js';
 

@@ -4,7 +4,7 @@ import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
 import { isReady } from '../k8s/observed.js';
 import { child, type ChildMeta } from './children.js';
 import { CLUSTER_SECRET_STORE } from './names.js';
-import type { ControlPlaneRef } from './stage.js';
+import type { ControlPlaneRef } from './ref.js';
 
 export const EXTERNAL_SECRET_REFRESH = '1h';
 

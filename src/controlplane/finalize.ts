@@ -16,7 +16,7 @@ import { readSpec } from './spec.js';
 import { buildStatus } from './status.js';
 import { carriedRollout } from './rollout/rollout.js';
 import { credentialStatus } from './credential/credential-status.js';
-import { controlPlaneRef, type ControlPlaneRef } from './stage.js';
+import { controlPlaneRef, type ControlPlaneRef } from './ref.js';
 import type { HookEvent } from '../events.js';
 
 /**

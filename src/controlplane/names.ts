@@ -43,27 +43,9 @@ export function keystoneInternalUrl(ns: string, cp: string): string {
   return `http://${childNames(cp).keystone}.${ns}.svc:5000/v3`;
 }
 
-/** Names of the children and Secrets of the ControlPlane `cp` (all in its namespace). */
-export function childNames(cp: string) {
-  return {
-    keystone: `${cp}-keystone`,
-    dbCredentials: `${cp}-keystone-db-credentials`,
-    adminPassword: `${cp}-keystone-admin-credentials`,
-    adminPasswordCloud: `${cp}-admin-password-cloud`,
-    adminAppCredential: `${cp}-admin-app-credential`,
-    adminAppCredentialBackup: `${cp}-admin-app-credential-backup`,
-    /**
-     * Slot B of scheduled rotation: the replacement AC minted alongside the one in slot A
-     * (`adminAppCredential`), and the Secret holding the secret it is minted with. Rotations
-     * alternate between the two slots (credential/slots.ts).
-     */
-    adminAppCredentialB: `${cp}-admin-app-credential-b`,
-    domain: `${cp}-domain-default`,
-    user: `${cp}-user-admin`,
-    identityService: `${cp}-identity-service`,
-    identityEndpoint: `${cp}-identity-endpoint`,
-  };
-}
+import { childNames } from '../api/child-names.js';
+
+export { childNames };
 
 /** OpenBao remote keys, scoped per ControlPlane so two of them never collide. */
 export function remoteKeys(ns: string, cp: string) {

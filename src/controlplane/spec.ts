@@ -7,7 +7,7 @@ import { compileValidator } from '../api/validate.js';
 import { at, isObject, isObjectName, stringAt } from '../k8s/read.js';
 import { HTTP_METHODS, type AccessRule } from './credential/application-credential.js';
 import { childNames } from './names.js';
-import { ownedNameProblem } from './owned-names.js';
+import { ownedNameProblem } from '../api/owned-names.js';
 import { BoundedMemo } from '../memo.js';
 
 const validateSpec = compileValidator<ControlPlaneSpec>(ControlPlaneSpec, 'spec');

@@ -1,25 +1,23 @@
 // The contract every stage of the sync pipeline fulfils (docs/architecture.md §2): a pure function of the
 // request, the clock and the conditions already decided in this pass.
 import type { ControlPlaneSpec } from '../api/controlplane.js';
-import type { ControlPlaneParent } from '../api/hooks.js';
 import type { Condition } from '../k8s/conditions.js';
 import type { Decision, Reason, SubConditionType } from './conditions.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
-import type { CredentialStatus } from './credential/credential-status.js';
+import type { AdminApplicationCredentialStatus as CredentialStatus } from '../api/controlplane.js';
 import type { ResolvedSpec } from './spec.js';
-import type { KeystoneDirective } from './rollout/rollout.js';
+import type { ControlPlaneRef } from './ref.js';
 
-/** The parent as the stages see it. */
-export interface ControlPlaneRef {
-  name: string;
-  namespace: string;
-  uid: string;
-  generation: number;
-}
 
-export function controlPlaneRef(parent: ControlPlaneParent): ControlPlaneRef {
-  const m = parent.metadata;
-  return { name: m.name, namespace: m.namespace, uid: m.uid ?? '', generation: m.generation ?? 0 };
+/** What a release rollout tells the Keystone stage this pass (rollout/rollout.ts decides it). */
+export interface KeystoneDirective {
+  image: { repository: string; tag: string };
+  /** The path is refused: the stage fails with this condition (still projecting `image`, the running one). */
+  refusal?: { reason: Reason; message: string };
+  /** KeystoneReady's reason while Keystone is not Ready as projected (instead of WaitingForKeystone). */
+  waitingReason?: Reason;
+  /** Appended to KeystoneReady's message: what the rollout is doing. */
+  note: string;
 }
 
 export interface StageInput {

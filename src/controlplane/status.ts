@@ -6,7 +6,7 @@ import type { ControlPlaneSpec } from '../api/controlplane.js';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
 import type { CredentialStatus } from './credential/credential-status.js';
 import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS, type Decision } from './conditions.js';
-import type { ControlPlaneRef } from './stage.js';
+import type { ControlPlaneRef } from './ref.js';
 import type { UnappliedChild } from './unapplied.js';
 import { rolloutStatusFields } from './rollout/rollout-state.js';
 import type { RolloutOutcome } from './rollout/rollout.js';

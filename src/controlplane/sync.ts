@@ -11,7 +11,7 @@ import { readSpec } from './spec.js';
 import { activeSchedule } from './credential/schedule.js';
 import { buildStatus } from './status.js';
 import { previousConditions } from '../k8s/conditions.js';
-import { controlPlaneRef } from './stage.js';
+import { controlPlaneRef } from './ref.js';
 import { credentialStatus } from './credential/credential-status.js';
 import { previousUnapplied } from './unapplied.js';
 import { carriedRollout, finishRollout, planRollout, stageView, stayed, type RolloutOutcome, type RolloutPlan } from './rollout/rollout.js';

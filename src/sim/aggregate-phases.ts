@@ -8,7 +8,7 @@ import { isManagedDatabase } from '../controlplane/spec.js';
 import { b64 } from './operators.js';
 import type { Obj, ObjectRef } from './cluster.js';
 import { findCondition } from '../k8s/conditions.js';
-import type { Phase, PhaseContext } from './scenarios.js';
+import type { Phase, PhaseContext } from './phase.js';
 
 /** The names the aggregate of a ControlPlane uses. */
 export function aggregateNames(cp: ObjectRef) {

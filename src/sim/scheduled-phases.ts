@@ -9,7 +9,7 @@ import { ADMIN_AC_LABEL, ADMIN_AC_LABEL_VALUE } from '../controlplane/names.js';
 import { DAY_MS } from '../controlplane/credential/schedule.js';
 import { authenticate } from './operators.js';
 import type { Obj } from './cluster.js';
-import { controlPlaneReady, type Phase, type PhaseContext } from './scenarios.js';
+import { controlPlaneReady, type Phase, type PhaseContext } from './phase.js';
 
 export const SCHEDULE = { intervalDays: 90, preRotationDays: 7, gracePeriodDays: 1 } as const;
 const SCHEDULED_DAYS = 400;

@@ -10,7 +10,7 @@
 import { ADMIN_AC_LABEL, ANNOTATION, childNames } from '../controlplane/names.js';
 import { CONTROLLER_UID, LAST_APPLIED } from './metacontroller.js';
 import type { Obj } from './cluster.js';
-import { adminCredentialId, controlPlaneReady, type Phase, type PhaseContext } from './scenarios.js';
+import { adminCredentialId, controlPlaneReady, type Phase, type PhaseContext } from './phase.js';
 
 /** The reference operator's finalizer on the ControlPlane (docs/architecture.md §4). */
 export const REFERENCE_FINALIZER = 'c5c3.io/orc-teardown';

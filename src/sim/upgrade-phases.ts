@@ -10,7 +10,7 @@ import { KEYSTONE_IMAGE_REPOSITORY } from '../controlplane/keystone-spec.js';
 import { childNames } from '../controlplane/names.js';
 import { nextRelease, previousRelease } from '../controlplane/rollout/release-path.js';
 import type { Obj } from './cluster.js';
-import { conditionOf, type Phase, type PhaseContext } from './scenarios.js';
+import { conditionOf, type Phase, type PhaseContext } from './phase.js';
 
 export const SCENARIO_STARTS_ONE_RELEASE_EARLIER = new Set(['upgrade', 'upgrade-fails']);
 

@@ -7,7 +7,7 @@ import { at, isObject, stringAt } from '../../k8s/read.js';
 import { sha256Hex } from '../../k8s/secret.js';
 import { child } from '../children.js';
 import { ADMIN_AC_LABEL, ADMIN_AC_LABEL_VALUE, ANNOTATION, childNames } from '../names.js';
-import type { ControlPlaneRef } from '../stage.js';
+import type { ControlPlaneRef } from '../ref.js';
 import { formatRequests, type LatchedRequest } from './rotation-requests.js';
 
 export const HTTP_METHODS = ['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'] as const;

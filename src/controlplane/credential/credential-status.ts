@@ -1,7 +1,6 @@
 // status.adminApplicationCredential (seed updateAdminApplicationCredentialStatus): the id of
 // the live minted credential, whether it is restricted, and lastRotation, which moves only when
 // the id changes. Without a live minted credential the previous value is carried over.
-import type { Static } from '@sinclair/typebox';
 import type { AdminApplicationCredentialStatus } from '../../api/controlplane.js';
 import { formatTime } from '../../k8s/conditions.js';
 import { isTerminating, type ObjectIndex } from '../../k8s/observed.js';
@@ -11,9 +10,9 @@ import { ANNOTATION } from '../names.js';
 import { adminCredentials } from './slots.js';
 import { credentialTimes } from './rotation.js';
 import { formatSeconds, lifetimeEnd, revokeAt, rotationEligibleAt, timeAt, type Schedule } from './schedule.js';
-import type { ControlPlaneRef } from '../stage.js';
+import type { ControlPlaneRef } from '../ref.js';
 
-export type CredentialStatus = Static<typeof AdminApplicationCredentialStatus>;
+export type CredentialStatus = AdminApplicationCredentialStatus;
 
 /** A previous value as written by an earlier pass (anything else is dropped, not trusted). */
 function previousOf(status: unknown): CredentialStatus | undefined {

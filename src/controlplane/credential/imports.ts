@@ -6,7 +6,7 @@ import type { KubeObject, ObjectIndex } from '../../k8s/observed.js';
 import { isAvailable, orcDetail, terminalError } from '../../k8s/orc.js';
 import { child } from '../children.js';
 import { OPENSTACK_ADMIN, childNames } from '../names.js';
-import type { ControlPlaneRef } from '../stage.js';
+import type { ControlPlaneRef } from '../ref.js';
 
 export interface CloudCredentialsRef {
   cloudName: string;

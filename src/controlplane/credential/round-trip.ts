@@ -8,7 +8,7 @@ import { secretData, secretString, sha256Hex } from '../../k8s/secret.js';
 import { child } from '../children.js';
 import { externalSecret } from '../external-secret.js';
 import { ANNOTATION, CLUSTER_SECRET_STORE, childNames, remoteKeys } from '../names.js';
-import type { ControlPlaneRef } from '../stage.js';
+import type { ControlPlaneRef } from '../ref.js';
 import { annotationOf } from '../../k8s/read.js';
 
 export const CLOUDS_YAML_KEY = 'clouds.yaml';

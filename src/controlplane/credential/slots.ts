@@ -16,7 +16,7 @@ import { isTerminating, type KubeObject, type ObjectIndex } from '../../k8s/obse
 import { isAvailable, openstackId } from '../../k8s/orc.js';
 import { secretString } from '../../k8s/secret.js';
 import { ANNOTATION, childNames } from '../names.js';
-import type { ControlPlaneRef } from '../stage.js';
+import type { ControlPlaneRef } from '../ref.js';
 import { annotationOf } from '../../k8s/read.js';
 import { VALUE_KEY } from './round-trip.js';
 

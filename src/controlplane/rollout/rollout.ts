@@ -17,6 +17,7 @@ import { durationSeconds } from '../../k8s/duration.js';
 import type { KubeObject } from '../../k8s/observed.js';
 import { at } from '../../k8s/read.js';
 import { CONDITION, REASON, REQUEUE, type Reason } from '../conditions.js';
+import type { KeystoneDirective } from '../stage.js';
 import { KEYSTONE_IMAGE_REPOSITORY, effectiveKeystoneImage } from '../keystone-spec.js';
 import { checkPath, parseRelease } from './release-path.js';
 import {
@@ -25,7 +26,6 @@ import {
   readImage,
   readRolloutMemory,
   sameTarget,
-  type KeystoneImage,
   type LastUpdate,
   type Rollout,
   type RolloutMemory,
@@ -34,15 +34,6 @@ import {
 } from './rollout-state.js';
 
 /** What the Keystone stage projects and how it words KeystoneReady while a rollout is involved. */
-export interface KeystoneDirective {
-  image: KeystoneImage;
-  /** The path is refused: the stage fails with this condition (still projecting `image`, the running one). */
-  refusal?: { reason: Reason; message: string };
-  /** KeystoneReady's reason while Keystone is not Ready as projected (instead of WaitingForKeystone). */
-  waitingReason?: Reason;
-  /** Appended to KeystoneReady's message: what the rollout is doing. */
-  note: string;
-}
 
 export interface RolloutPlan {
   /** The memory after this pass's spec-driven transitions (start, restart, cancel). */

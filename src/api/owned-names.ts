@@ -1,9 +1,9 @@
-// The names a ControlPlane's own children take (names.ts childNames): a name the user chooses for
+// The names a ControlPlane's own children take (child-names.ts): a name the user chooses for
 // something else (the clouds.yaml Secret K-ORC reads, `cloudCredentialsRef.secretName`) must not
 // be one of them, or two stages would desire the same child (the duplicate-child guard answers
 // 500) or ESO would write a Secret the hooks own. The CRD refuses it at admission (a root CEL
 // rule built from the same list) and the KORC stage reports it as InvalidSpec.
-import { childNames } from './names.js';
+import { childNames } from './child-names.js';
 
 /** The suffixes appended to the ControlPlane name, e.g. `-keystone-db-credentials`. */
 export const OWNED_NAME_SUFFIXES: readonly string[] = Object.values(childNames(''));
