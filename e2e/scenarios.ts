@@ -89,13 +89,18 @@ async function ensureNamespace(ctx: Ctx, name: string): Promise<void> {
   }
 }
 
-/** A ControlPlane created as a user would (the API server applies the CRD defaults), OpenBao seeded. */
-async function createControlPlane(ctx: Ctx, input: Obj): Promise<Obj> {
+/**
+ * A ControlPlane created as a user would (the API server applies the CRD defaults), OpenBao seeded.
+ * `adminPassword`: the stand-ins model one OpenStack with one admin password, so a ControlPlane
+ * created while another one's Keystone lives must use that password (two would keep re-bootstrapping
+ * it, and K-ORC could never authenticate).
+ */
+async function createControlPlane(ctx: Ctx, input: Obj, adminPasswordOverride?: string): Promise<Obj> {
   const ns = input.metadata.namespace;
   await ensureNamespace(ctx, ns);
   const keys = remoteKeys(ns, input.metadata.name);
   const dbPassword = secretValue();
-  const adminPassword = secretValue();
+  const adminPassword = adminPasswordOverride ?? secretValue();
   ctx.ops.world.openbao.set(keys.db, { username: 'keystone', password: dbPassword });
   ctx.ops.world.openbao.set(keys.adminPassword, { password: adminPassword });
   if (!isManagedDatabase(input.spec)) {
@@ -569,7 +574,8 @@ export function scenarios(shared: string): Scenario[] {
         const cr = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', metadata: { name: 'admin-schedule', namespace: ns }, spec: { target: 'adminApplicationCredential', intervalDays: 30 } };
         const created = await ctx.kube.create(cr);
         check(created.spec.preRotationDays === 7 && created.spec.gracePeriodDays === 1, `CRD defaults not applied: ${JSON.stringify(created.spec)}`);
-        await createControlPlane(ctx, { metadata: { name, namespace: ns }, spec });
+        // The takeover ControlPlane (scenario 11) is still running: share the one simulated admin password.
+        await createControlPlane(ctx, { metadata: { name, namespace: ns }, spec }, ctx.ops.world.openstack.adminPassword);
         const cp = await waitReady(ctx, cpRef(ns, name), 180_000, (o) => !!o.status?.adminApplicationCredential?.expiresAt);
         const status = cp.status.adminApplicationCredential;
         const ac = await ctx.kube.get({ apiVersion: GVK.ApplicationCredential.apiVersion, kind: 'ApplicationCredential', namespace: ns, name: childNames(name).adminAppCredential });
@@ -639,7 +645,7 @@ function upgradeScenarios(): Scenario[] {
       id: 13,
       title: 'release upgrade 2025.1 → 2025.2: Validating … Verifying → Complete → Idle, no deletion, no mint',
       async run(ctx) {
-        await createControlPlane(ctx, UPGRADE);
+        await createControlPlane(ctx, UPGRADE, ctx.ops.world.openstack.adminPassword); // one simulated OpenStack: share its admin password
         await waitReady(ctx, cpRef(ns, UPGRADE.metadata.name), 180_000, (o) => !!o.status?.adminApplicationCredential?.id);
         check((await keystoneImage(ctx)) === 'ghcr.io/c5c3/keystone:2025.1', 'Keystone does not run 2025.1 after the install');
         const startMints = mints(ctx);
