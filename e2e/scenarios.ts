@@ -13,7 +13,7 @@ import type { Harness } from './harness.js';
 import type { Kube, Ref } from './kube.js';
 import type { StandIns } from './standins.js';
 import { captureFiles, LogView, type Recorder } from './recorder.js';
-import { replayCaptured } from '../src/cli/hook-payloads.js';
+import { BROWNFIELD as HOOKS_BROWNFIELD, replayCaptured } from '../src/cli/hook-payloads.js';
 import type { CapturedCall } from '../src/capture/capture.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 
@@ -163,18 +163,10 @@ const MANAGED_NS = 'openstack';
 let managed: Obj = {};
 let managedUid = '';
 const MANAGED_NAME = () => managed.metadata.name as string;
+/** The captured lifecycles' brownfield ControlPlane, with a user-supplied admin password Secret. */
 const BROWNFIELD = {
-  metadata: { name: 'keystone', namespace: 'tenant-b' },
-  spec: {
-    openStackRelease: '2025.2',
-    region: 'RegionOne',
-    infrastructure: {
-      database: { host: 'db.example.com', database: 'keystone', secretRef: { name: 'keystone-db', key: 'password' } },
-      cache: { servers: ['memcached-0.example.com:11211'], backend: 'dogpile.cache.pymemcache' },
-    },
-    services: { keystone: { replicas: 1 } },
-    korc: { adminCredential: { passwordSecretRef: { name: 'keystone-admin-user', key: 'password' } } },
-  },
+  metadata: structuredClone(HOOKS_BROWNFIELD.metadata),
+  spec: { ...structuredClone(HOOKS_BROWNFIELD.spec), korc: { adminCredential: { passwordSecretRef: { name: 'keystone-admin-user', key: 'password' } } } },
 };
 
 export function scenarios(shared: string): Scenario[] {

@@ -64,7 +64,8 @@ const MANAGED: Obj = {
     services: { keystone: { replicas: 3 } },
   },
 };
-const BROWNFIELD: Obj = {
+/** The brownfield ControlPlane of the captured lifecycles (the e2e suite derives its own from it). */
+export const BROWNFIELD: Obj = {
   metadata: { name: 'keystone', namespace: 'tenant-b' },
   spec: {
     openStackRelease: '2025.2',
