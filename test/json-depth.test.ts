@@ -29,6 +29,40 @@ t.test('deeperThan measures brackets outside strings, without recursion', async 
   t.same(parseBounded('{"a":1}'), { a: 1 });
 });
 
+/** The scan spelled out one character at a time: what deeperThan's string skipping must agree with. */
+function deeperThanByCharacter(text: string, max: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') {
+      if (++depth > max) return i;
+    } else if (c === '}' || c === ']') depth--;
+  }
+  return -1;
+}
+
+t.test('deeperThan agrees with a character-by-character scan on random text of quotes, backslashes and brackets', async (t) => {
+  let seed = 20261123;
+  const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const alphabet = ['"', '\\', '{', '}', '[', ']', 'a', ':', ','];
+  let disagreements = 0;
+  for (let n = 0; n < 20_000; n++) {
+    const text = Array.from({ length: 1 + Math.floor(next() * 40) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+    const max = Math.floor(next() * 4);
+    if (deeperThan(text, max) !== deeperThanByCharacter(text, max)) disagreements++;
+  }
+  t.equal(disagreements, 0);
+  const body = JSON.stringify({ a: 'x\\"[[[', b: [{ c: '\\\\' }, '{"d":"\\"}"'] });
+  t.equal(deeperThan(body, 3), deeperThanByCharacter(body, 3));
+  t.equal(deeperThan(body, 2), deeperThanByCharacter(body, 2));
+  t.ok(deeperThan(body, 2) > 0);
+});
+
 t.test('every hook route: a body nested 2,000+ levels is 400 naming the limit, never 500', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'c5c3-depth-'));
   const { app } = await testServer({ bodyLimit: 8 * 1024 * 1024, capture: { dir, key: 'k' } });

@@ -10,7 +10,7 @@ import { carriesValue } from '../k8s/carries.js';
 import { identity, isTerminating, type KubeObject, type ObjectIndex } from '../k8s/observed.js';
 import { at, isObject } from '../k8s/read.js';
 import { CONDITION, REASON, TIMEOUT_SECONDS, type Decision, type Reason, type SubConditionType } from './conditions.js';
-import { secondsSince } from '../k8s/conditions.js';
+import { formatTime, secondsSince } from '../k8s/conditions.js';
 
 export interface UnappliedChild {
   apiVersion: string;
@@ -83,7 +83,9 @@ export function trackUnapplied(
   generation: number,
   now: Date,
 ): Unapplied {
-  const before = new Map(previous.map((e) => [keyOf(e), e]));
+  // Built only when a child is unapplied (a converged pass has none): this runs once per stage.
+  let before: Map<string, UnappliedChild> | undefined;
+  let asked: string | undefined;
   const entries: UnappliedChild[] = [];
   const overdue: string[] = [];
   let reason: Reason | undefined;
@@ -91,10 +93,12 @@ export function trackUnapplied(
     const live = observed.getById(identity(want));
     if (live && (isTerminating(live) || carriesValue(live, want))) continue;
     const key = { apiVersion: want.apiVersion, kind: want.kind, name: want.metadata.name };
+    before ??= new Map(previous.map((e) => [keyOf(e), e]));
     const earlier = before.get(keyOf(key));
-    const since = earlier && earlier.generation === generation ? earlier.since : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const since = earlier && earlier.generation === generation ? earlier.since : (asked ??= formatTime(now));
     entries.push({ ...key, since, generation });
-    const age = secondsSince(since, now) ?? 0;
+    // Asked for this pass: no time has passed (now, truncated to the second).
+    const age = since === asked ? 0 : (secondsSince(since, now) ?? 0);
     if (age > TIMEOUT_SECONDS.childNotApplied) {
       reason ??= errorReason(conditionType, want);
       const label = `${want.kind} ${want.metadata.name}`;

@@ -4,12 +4,16 @@
 import { isObject } from './read.js';
 
 export function carriesValue(live: unknown, want: unknown): boolean {
+  // Plain loops: called for every field of every child on every sync (no closure per object).
   if (isObject(want)) {
     if (!isObject(live)) return false;
-    return Object.keys(want).every((k) => carriesValue(live[k], want[k]));
+    for (const k in want) if (Object.prototype.hasOwnProperty.call(want, k) && !carriesValue(live[k], want[k])) return false;
+    return true;
   }
   if (Array.isArray(want)) {
-    return Array.isArray(live) && live.length === want.length && want.every((w, i) => carriesValue(live[i], w));
+    if (!Array.isArray(live) || live.length !== want.length) return false;
+    for (let i = 0; i < want.length; i++) if (!carriesValue(live[i], want[i])) return false;
+    return true;
   }
   return live === want;
 }

@@ -16,14 +16,21 @@ export const MAX_JSON_DEPTH = 512;
  */
 export function deeperThan(text: string, max: number = MAX_JSON_DEPTH): number {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
+    if (c === 0x22 /* " */) {
+      // A string: jump to its closing quote (indexOf is native; most of a body is string content,
+      // last-applied annotations above all). A quote preceded by an odd run of backslashes is
+      // escaped; the run cannot reach past the opening quote. Unterminated: nothing deeper follows.
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        if (end < 0) return -1;
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c /* \ */) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+      i = end;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (++depth > max) return i;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
