@@ -29,3 +29,12 @@ export class BoundedMemo<V> {
     return this.entries.size;
   }
 }
+
+/** `value` frozen through (objects and arrays, depth first): what a memo hands out is shared. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

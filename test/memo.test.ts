@@ -75,3 +75,18 @@ t.test('status redaction: each request redacts its own Secrets, whatever the pre
     t.equal((out.status as Obj).conditions[0].message, `said [redacted] and [redacted]; ${other}`, `request ${i}`);
   }
 });
+
+t.test('status redaction: Secrets whose data run together alike are not taken for one another', async (t) => {
+  // The remembered replacer is keyed by the Secrets' data as sent: ["alpha-1beta-2", "2222"] and
+  // ["alpha-1", "beta-22222"] read the same when run together; each must redact its own values.
+  const cases = [
+    { data: { one: 'alpha-1beta-2', two: '2222' }, says: 'alpha-1beta-2', redacted: '[redacted]' },
+    { data: { one: 'alpha-1', two: 'beta-22222' }, says: 'beta-22222', redacted: '[redacted]' },
+    { data: { one: 'alpha-1', two: 'beta-22222' }, says: 'alpha-1', redacted: '[redacted]' },
+  ];
+  for (const [i, c] of cases.entries()) {
+    const request = { children: {}, related: { 'Secret.v1': { 'ns/a': { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a', namespace: 'ns' }, stringData: c.data } } } };
+    const out = redactConditionMessages({ status: { conditions: [{ type: 'X', status: 'False', reason: 'Y', message: c.says }] }, children: [] }, request as never);
+    t.equal((out.status as Obj).conditions[0].message, c.redacted, `case ${i}`);
+  }
+});

@@ -4,7 +4,7 @@
 // occurrence (raw or base64) in a condition message becomes `[redacted]`.
 import type { CompositeHookResponse, ObjectMap } from '../api/hooks.js';
 import { isObject } from '../k8s/read.js';
-import { secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
+import { IDENTIFIER_KEYS, isSecretObject, secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
 import { BoundedMemo } from '../memo.js';
 
 export const REDACTED_VALUE = '[redacted]';
@@ -19,15 +19,36 @@ function objectsOf(...maps: (ObjectMap | undefined)[]): unknown[] {
 }
 
 /**
- * The replacer of a list of values, its pattern compiled once: a ControlPlane's Secrets hold the
- * same values sync after sync. Keyed by the JSON of the list (unambiguous whatever the values hold).
+ * The replacer of the request's Secrets, its pattern compiled once: a ControlPlane's Secrets hold
+ * the same data sync after sync. Keyed by that data as it stands in the request (each string
+ * length-prefixed, so no two lists share a key), so a remembered call neither decodes nor parses;
+ * undefined when the Secrets hold no value.
  */
-const replacers = new BoundedMemo<ValueReplacer>(64);
+const replacers = new BoundedMemo<ValueReplacer | undefined>(64);
 const MEMO_MAX_KEY = 64 * 1024;
-function replacerFor(values: Set<string>): ValueReplacer {
-  const compute = () => new ValueReplacer([...values].map((v): [string, string] => [v, REDACTED_VALUE]), false);
-  const key = JSON.stringify([...values]);
-  return key.length > MEMO_MAX_KEY ? compute() : replacers.get(key, compute);
+
+/** What secretValuesOf reads of `objects`, as one unambiguous text. */
+function secretDataKey(objects: unknown[]): string {
+  let key = '';
+  for (const o of objects) {
+    if (!isObject(o) || !isSecretObject(o)) continue;
+    for (const field of ['data', 'stringData'] as const) {
+      const map = o[field];
+      if (!isObject(map)) continue;
+      key += `${field}:`;
+      for (const k in map) {
+        const raw = map[k];
+        if (Object.prototype.hasOwnProperty.call(map, k) && typeof raw === 'string' && !IDENTIFIER_KEYS.has(k)) key += `${raw.length}:${raw}`;
+      }
+      key += ';';
+    }
+  }
+  return key;
+}
+
+function replacerOf(objects: unknown[]): ValueReplacer | undefined {
+  const values = secretValuesOf(objects);
+  return values.size === 0 ? undefined : new ValueReplacer([...values].map((v): [string, string] => [v, REDACTED_VALUE]), false);
 }
 
 /** `response` with secret values of the request's Secrets taken out of its condition messages. */
@@ -35,9 +56,10 @@ export function redactConditionMessages<R extends CompositeHookResponse>(respons
   const status: Record<string, unknown> = response.status;
   const conditions = status.conditions;
   if (!Array.isArray(conditions)) return response;
-  const values = secretValuesOf(objectsOf(request.children, request.related));
-  if (values.size === 0) return response;
-  const replacer = replacerFor(values);
+  const objects = objectsOf(request.children, request.related);
+  const key = secretDataKey(objects);
+  const replacer = key.length > MEMO_MAX_KEY ? replacerOf(objects) : replacers.get(key, () => replacerOf(objects));
+  if (!replacer) return response;
   // New condition objects: a kept condition may be the request's own (never changed in place).
   status.conditions = conditions.map((c) =>
     isObject(c) && typeof c.message === 'string' ? { ...c, message: replacer.apply(c.message) } : c,

@@ -8,7 +8,7 @@ import { at, isObject, isObjectName, stringAt } from '../k8s/read.js';
 import { HTTP_METHODS, type AccessRule } from './credential/application-credential.js';
 import { childNames } from './names.js';
 import { ownedNameProblem } from '../api/owned-names.js';
-import { BoundedMemo } from '../memo.js';
+import { BoundedMemo, deepFreeze } from '../memo.js';
 
 const validateSpec = compileValidator<ControlPlaneSpec>(ControlPlaneSpec, 'spec');
 
@@ -81,14 +81,6 @@ export function readSpec(raw: unknown, cp: string): SpecReading {
   if (!isObject(raw)) return read();
   const key = JSON.stringify([cp, raw]);
   return key.length > MEMO_MAX_SPEC ? read() : readings.get(key, read);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 export function resolveSpec(spec: ControlPlaneSpec, cp: string): ResolvedSpec {

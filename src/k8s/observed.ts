@@ -7,6 +7,7 @@ import { isObject, stringAt } from './read.js';
 import { CLUSTER_SCOPED_KINDS, type KindInfo } from './kinds.js';
 import { findCondition, isConditionTrue } from './conditions.js';
 import { parseBounded } from './json-depth.js';
+import { BoundedMemo, deepFreeze } from '../memo.js';
 
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -85,12 +86,22 @@ function isKubeObject(obj: unknown): obj is KubeObject {
   );
 }
 
+/**
+ * The last-applied annotations of the last calls, parsed: a child's annotation is the same text
+ * call after call until this service asks for something else, and re-parsing them was the larger
+ * part of a finalize. Parsing is a pure function of the text (memo.ts); the parsed objects go into
+ * answers as they are, shared, so they are frozen through. Texts above MEMO_MAX_APPLIED are parsed
+ * every time.
+ */
+const appliedTexts = new BoundedMemo<unknown>(512);
+const MEMO_MAX_APPLIED = 16 * 1024;
+
 /** The object as we last applied it (the last-applied annotation), if readable. */
 export function lastApplied(obj: KubeObject): KubeObject | undefined {
   const raw = stringAt(obj, 'metadata', 'annotations', LAST_APPLIED_ANNOTATION);
   if (raw === undefined) return undefined;
   // Bounded like a request body (json-depth.ts): deeper reads as unreadable, never a stack overflow.
-  const parsed = parseBounded(raw);
+  const parsed = raw.length > MEMO_MAX_APPLIED ? parseBounded(raw) : appliedTexts.get(raw, () => deepFreeze(parseBounded(raw)));
   return isKubeObject(parsed) && identity(parsed) === identity(obj) ? parsed : undefined;
 }
 
