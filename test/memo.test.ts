@@ -90,3 +90,22 @@ t.test('status redaction: Secrets whose data run together alike are not taken fo
     t.equal((out.status as Obj).conditions[0].message, c.redacted, `case ${i}`);
   }
 });
+
+t.test('Secret values: remembered decodings, encodings and digests are the fresh ones, across more inputs than remembered', async (t) => {
+  const { createHash } = await import('node:crypto');
+  const { secretData, secretString, sha256Hex } = await import('../src/k8s/secret.js');
+  let wrong = 0;
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < 1_500; i++) {
+      const value = `value-${i}-${'x'.repeat(i % 7)}-ü`;
+      const raw = Buffer.from(value, 'utf8').toString('base64');
+      if (secretString({ data: { k: raw } }, 'k') !== value) wrong++;
+      if (secretData({ b: value, a: `${value}!` }).b !== raw || Object.keys(secretData({ b: value, a: value })).join() !== 'a,b') wrong++;
+      if (sha256Hex(value) !== createHash('sha256').update(value, 'utf8').digest('hex')) wrong++;
+    }
+  }
+  t.equal(wrong, 0);
+  const large = 'y'.repeat(20_000);
+  t.equal(secretString({ data: { k: Buffer.from(large).toString('base64') } }, 'k'), large, 'above the memo size: computed');
+  t.equal(secretString({ data: { k: '' } }, 'k'), undefined);
+});
