@@ -33,7 +33,7 @@ t.test('bench prints its report and progress, and writes only with --write', asy
   t.match(r.stdout, /^# Benchmarks\n\nMachine: .* Node v\d+\.\d+\.\d+\. Date: \d{4}-\d{2}-\d{2}\. .*log level info .*in-flight bodies 8Mi, NODE_OPTIONS `--max-old-space-size=128/, 'machine, Node, date, production configuration');
   t.match(r.stdout, /overload guard off \(smoke run only\)/, 'a smoke run on a busy machine is not failed by the overload guard');
   // One row per case and concurrency, each with its ratio to the same-size floor.
-  for (const name of ['sync, converged', 'sync, fresh', 'finalize, first step']) {
+  for (const name of ['sync, converged', 'sync, steady', 'sync, fresh', 'finalize, first step']) {
     for (const conc of [1, 16]) t.match(r.stdout, new RegExp(`\\n\\| ${name} \\| \\d+ \\| \\d+ \\| ${conc} \\| .*\\| ratio \\d+\\.\\d\\d`), `${name} at ${conc}`);
   }
   // The scaling rows, still converged.
