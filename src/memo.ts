@@ -2,13 +2,21 @@
 // secret values a Secret holds). Not state: the same input gets the same answer whether or not it
 // was remembered, so a hook stays a pure function of its request; the memo only saves recomputing
 // what the previous calls (a converged ControlPlane's sync every few seconds) already computed.
-// Bounded by entry count; the least recently used entry goes first. Values are shared between
-// callers, so they are frozen (callers only read them). Entries live only in this process's memory:
-// never logged, never exported as metrics.
+// Bounded by entry count, and optionally by the characters of its keys; the least recently used
+// entry goes first. Values are shared between callers, so they are frozen (callers only read
+// them). Entries live only in this process's memory: never logged, never exported as metrics.
 export class BoundedMemo<V> {
   private readonly entries = new Map<string, V>();
+  private bytes = 0;
 
-  constructor(private readonly limit: number) {}
+  /**
+   * At most `limit` entries and, when `maxKeyBytes` is given, keys of at most that many characters
+   * in all (a memo of many large texts is bounded by what it holds, not only by how many).
+   */
+  constructor(
+    private readonly limit: number,
+    private readonly maxKeyBytes = Infinity,
+  ) {}
 
   /** The value for `key`, computing (and remembering) it when not remembered. */
   get(key: string, compute: () => V): V {
@@ -20,13 +28,24 @@ export class BoundedMemo<V> {
       return hit as V;
     }
     const value = compute();
+    if (key.length > this.maxKeyBytes) return value;
     this.entries.set(key, value);
-    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
+    this.bytes += key.length;
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.limit && this.bytes <= this.maxKeyBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= oldest.length;
+    }
     return value;
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The characters of the remembered keys, in all. */
+  get keyBytes(): number {
+    return this.bytes;
   }
 }
 

@@ -29,6 +29,23 @@ t.test('BoundedMemo computes once per key, keeps at most its limit, least recent
   t.equal(calls, 1, 'an undefined answer is remembered too');
 });
 
+t.test('BoundedMemo with a key budget: bounded by the characters it holds; a key over the budget is computed, not kept', async (t) => {
+  const memo = new BoundedMemo<number>(100, 10);
+  let computed = 0;
+  const get = (k: string) => memo.get(k, () => ++computed);
+  get('aaaa');
+  get('bbbb');
+  t.equal(memo.keyBytes, 8);
+  get('cccc');
+  t.equal(memo.size, 2, 'the oldest key left to stay within 10 characters');
+  t.equal(memo.keyBytes, 8);
+  t.equal(get('bbbb'), 2, 'bbbb kept');
+  t.equal(get('aaaa'), 4, 'aaaa was dropped and is computed again');
+  t.equal(get('x'.repeat(11)), 5);
+  t.equal(get('x'.repeat(11)), 6, 'over the budget on its own: never kept');
+  t.ok(memo.keyBytes <= 10);
+});
+
 const target = (i: number): CloudTarget => ({ cloudName: `cloud-${i % 3}`, authUrl: `http://keystone-${i}.ns.svc/v3`, region: i % 2 ? 'RegionOne' : '' });
 
 t.test('clouds.yaml: rendered and parsed answers are those computed afresh, across more inputs than the memo holds', async (t) => {

@@ -8,12 +8,12 @@ import { BoundedMemo } from '../memo.js';
  * Decoded and encoded values and digests of the last calls: the stages read and write the same
  * few Secret values (the admin password, the application-credential secret, the clouds.yaml)
  * several times per call and on every call of a ControlPlane. Pure functions of their text
- * (memo.ts); values above MEMO_MAX_TEXT are computed every time.
+ * (memo.ts); values above MEMO_MAX_TEXT are computed every time (at most 512 × 4 KiB per memo).
  */
 const decoded = new BoundedMemo<string>(512);
 const encoded = new BoundedMemo<string>(512);
 const digests = new BoundedMemo<string>(512);
-const MEMO_MAX_TEXT = 16 * 1024;
+const MEMO_MAX_TEXT = 4 * 1024;
 
 /** The decoded UTF-8 value of `data[key]`, or undefined when the key is absent, empty or not a string. */
 export function secretString(secret: unknown, key: string): string | undefined {
