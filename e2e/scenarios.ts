@@ -91,7 +91,7 @@ async function ensureNamespace(ctx: Ctx, name: string): Promise<void> {
 
 /**
  * A ControlPlane created as a user would (the API server applies the CRD defaults), OpenBao seeded.
- * `adminPassword`: the stand-ins model one OpenStack with one admin password, so a ControlPlane
+ * `adminPasswordOverride`: the stand-ins model one OpenStack with one admin password, so a ControlPlane
  * created while another one's Keystone lives must use that password (two would keep re-bootstrapping
  * it, and K-ORC could never authenticate).
  */

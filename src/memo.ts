@@ -9,17 +9,25 @@ export class BoundedMemo<V> {
   private readonly entries = new Map<string, V>();
   private bytes = 0;
 
+  private readonly maxKey: number;
+  private readonly maxKeyBytes: number;
+
   /**
-   * At most `limit` entries and, when `maxKeyBytes` is given, keys of at most that many characters
-   * in all (a memo of many large texts is bounded by what it holds, not only by how many).
+   * At most `limit` entries. `maxKey`: a key longer than this is computed every time, never
+   * looked up or kept (nothing large is held for one caller). `maxKeyBytes`: the keys held, in
+   * characters, in all (a memo of many texts is bounded by what it holds, not only by how many).
    */
   constructor(
     private readonly limit: number,
-    private readonly maxKeyBytes = Infinity,
-  ) {}
+    bounds: { maxKey?: number; maxKeyBytes?: number } = {},
+  ) {
+    this.maxKey = bounds.maxKey ?? Infinity;
+    this.maxKeyBytes = bounds.maxKeyBytes ?? Infinity;
+  }
 
   /** The value for `key`, computing (and remembering) it when not remembered. */
   get(key: string, compute: () => V): V {
+    if (key.length > this.maxKey) return compute();
     const hit = this.entries.get(key);
     if (hit !== undefined || this.entries.has(key)) {
       // Most recently used last: re-insert.

@@ -30,7 +30,7 @@ t.test('BoundedMemo computes once per key, keeps at most its limit, least recent
 });
 
 t.test('BoundedMemo with a key budget: bounded by the characters it holds; a key over the budget is computed, not kept', async (t) => {
-  const memo = new BoundedMemo<number>(100, 10);
+  const memo = new BoundedMemo<number>(100, { maxKeyBytes: 10 });
   let computed = 0;
   const get = (k: string) => memo.get(k, () => ++computed);
   get('aaaa');
@@ -44,6 +44,17 @@ t.test('BoundedMemo with a key budget: bounded by the characters it holds; a key
   t.equal(get('x'.repeat(11)), 5);
   t.equal(get('x'.repeat(11)), 6, 'over the budget on its own: never kept');
   t.ok(memo.keyBytes <= 10);
+});
+
+t.test('BoundedMemo with a longest key: a longer key is computed every time and never kept', async (t) => {
+  const memo = new BoundedMemo<number>(100, { maxKey: 3 });
+  let computed = 0;
+  const get = (k: string) => memo.get(k, () => ++computed);
+  t.equal(get('abc'), 1);
+  t.equal(get('abc'), 1, 'remembered');
+  t.equal(get('abcd'), 2);
+  t.equal(get('abcd'), 3, 'over maxKey: computed again');
+  t.equal(memo.size, 1);
 });
 
 const target = (i: number): CloudTarget => ({ cloudName: `cloud-${i % 3}`, authUrl: `http://keystone-${i}.ns.svc/v3`, region: i % 2 ? 'RegionOne' : '' });

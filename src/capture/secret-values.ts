@@ -68,10 +68,9 @@ export function cloudAuthSecrets(doc: JsonObject): { value: string; replace: (te
 /**
  * The clouds.yaml documents of the last calls (the ControlPlane hook reads the same few on every
  * sync of a ControlPlane): parsing is the costly part, the answer a pure function of the text.
- * Documents above MEMO_MAX_TEXT are parsed every time (nothing large is kept).
+ * Documents above 16 KiB are parsed every time (nothing large is kept).
  */
-const documentValues = new BoundedMemo<readonly string[]>(256);
-const MEMO_MAX_TEXT = 16 * 1024;
+const documentValues = new BoundedMemo<readonly string[]>(256, { maxKey: 16 * 1024 });
 
 /** The secret values one Secret value stands for: itself, and a clouds.yaml's auth secrets. */
 export function valuesOfSecretText(text: string): readonly string[] {
@@ -80,23 +79,30 @@ export function valuesOfSecretText(text: string): readonly string[] {
     const doc = cloudsDocument(text);
     return Object.freeze(doc ? [text, ...cloudAuthSecrets(doc).map((s) => s.value)] : [text]);
   };
-  return text.length > MEMO_MAX_TEXT ? compute() : documentValues.get(text, compute);
+  return documentValues.get(text, compute);
 }
 
-/** Secret values held by the Secrets among `objects` (top level only; identifiers left out). */
-export function secretValuesOf(objects: Iterable<Json>): Set<string> {
-  const out = new Set<string>();
+/**
+ * What secretValuesOf reads of `objects`: each string the Secrets among them hold under a key that
+ * is not an identifier, as sent (`decode`: base64, from `data`; else from `stringData`).
+ */
+export function* secretDataEntries(objects: Iterable<Json>): Generator<{ raw: string; decode: boolean }> {
   for (const o of objects) {
     if (!isObject(o) || !isSecretObject(o)) continue;
     for (const [field, decode] of [['data', true], ['stringData', false]] as const) {
       const map = o[field];
       if (!isObject(map)) continue;
-      for (const [key, raw] of Object.entries(map)) {
-        if (typeof raw !== 'string' || IDENTIFIER_KEYS.has(key)) continue;
-        const text = decode ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-        if (text.length > 0) for (const v of valuesOfSecretText(text)) out.add(v);
-      }
+      for (const [key, raw] of Object.entries(map)) if (typeof raw === 'string' && !IDENTIFIER_KEYS.has(key)) yield { raw, decode };
     }
+  }
+}
+
+/** Secret values held by the Secrets among `objects` (top level only; identifiers left out). */
+export function secretValuesOf(objects: Iterable<Json>): Set<string> {
+  const out = new Set<string>();
+  for (const { raw, decode } of secretDataEntries(objects)) {
+    const text = decode ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+    if (text.length > 0) for (const v of valuesOfSecretText(text)) out.add(v);
   }
   return out;
 }

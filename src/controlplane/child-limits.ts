@@ -27,11 +27,11 @@ export function childNameProblems(children: readonly KubeObject[]): string[] {
       );
       continue;
     }
-    const what = () => `${c.kind} ${name}`;
-    if (!isObjectName(name)) problems.push(`metadata.name: ${what()} is not a valid Kubernetes name`);
+    const what = `${c.kind} ${name}`;
+    if (!isObjectName(name)) problems.push(`metadata.name: ${what} is not a valid Kubernetes name`);
     if (c.apiVersion === GVK.Keystone.apiVersion && c.kind === GVK.Keystone.kind && !(name.length <= MAX_LABEL_VALUE && DNS_LABEL.test(name))) {
       problems.push(
-        `metadata.name: ${what()} is served as Service ${name} (http://${name}.<namespace>.svc), and a Service name is a DNS ` +
+        `metadata.name: ${what} is served as Service ${name} (http://${name}.<namespace>.svc), and a Service name is a DNS ` +
           `label (lower-case letters, digits and '-', no '.') of at most ${MAX_LABEL_VALUE} characters` +
           (name.length > MAX_LABEL_VALUE ? `; shorten the ControlPlane name by at least ${name.length - MAX_LABEL_VALUE} characters` : ''),
       );
@@ -39,7 +39,7 @@ export function childNameProblems(children: readonly KubeObject[]): string[] {
     const labels = isObject(c.metadata.labels) ? c.metadata.labels : {};
     for (const [key, value] of Object.entries(labels)) {
       if (typeof value !== 'string' || value.length > MAX_LABEL_VALUE || !LABEL_VALUE.test(value)) {
-        problems.push(`metadata.labels: ${what()} label ${key} is not a valid label value`);
+        problems.push(`metadata.labels: ${what} label ${key} is not a valid label value`);
       }
     }
   }

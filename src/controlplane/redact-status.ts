@@ -4,7 +4,7 @@
 // occurrence (raw or base64) in a condition message becomes `[redacted]`.
 import type { CompositeHookResponse, ObjectMap } from '../api/hooks.js';
 import { isObject } from '../k8s/read.js';
-import { IDENTIFIER_KEYS, isSecretObject, secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
+import { secretDataEntries, secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
 import { BoundedMemo } from '../memo.js';
 
 export const REDACTED_VALUE = '[redacted]';
@@ -24,25 +24,12 @@ function objectsOf(...maps: (ObjectMap | undefined)[]): unknown[] {
  * length-prefixed, so no two lists share a key), so a remembered call neither decodes nor parses;
  * undefined when the Secrets hold no value.
  */
-const replacers = new BoundedMemo<ValueReplacer | undefined>(64);
-const MEMO_MAX_KEY = 64 * 1024;
+const replacers = new BoundedMemo<ValueReplacer | undefined>(64, { maxKey: 64 * 1024 });
 
-/** What secretValuesOf reads of `objects`, as one unambiguous text. */
+/** What secretValuesOf reads of `objects`, as one unambiguous text (each entry tagged and length-prefixed). */
 function secretDataKey(objects: unknown[]): string {
   let key = '';
-  for (const o of objects) {
-    if (!isObject(o) || !isSecretObject(o)) continue;
-    for (const field of ['data', 'stringData'] as const) {
-      const map = o[field];
-      if (!isObject(map)) continue;
-      key += `${field}:`;
-      for (const k in map) {
-        const raw = map[k];
-        if (Object.prototype.hasOwnProperty.call(map, k) && typeof raw === 'string' && !IDENTIFIER_KEYS.has(k)) key += `${raw.length}:${raw}`;
-      }
-      key += ';';
-    }
-  }
+  for (const { raw, decode } of secretDataEntries(objects)) key += `${decode ? 'd' : 's'}${raw.length}:${raw}`;
   return key;
 }
 
@@ -57,8 +44,7 @@ export function redactConditionMessages<R extends CompositeHookResponse>(respons
   const conditions = status.conditions;
   if (!Array.isArray(conditions)) return response;
   const objects = objectsOf(request.children, request.related);
-  const key = secretDataKey(objects);
-  const replacer = key.length > MEMO_MAX_KEY ? replacerOf(objects) : replacers.get(key, () => replacerOf(objects));
+  const replacer = replacers.get(secretDataKey(objects), () => replacerOf(objects));
   if (!replacer) return response;
   // New condition objects: a kept condition may be the request's own (never changed in place).
   status.conditions = conditions.map((c) =>

@@ -66,10 +66,9 @@ const refused = <T>(errors: string[]): Resolved<T> => ({ ok: false, errors });
  * Readings of the last specs seen (a ControlPlane's spec is the same sync after sync): reading is
  * a pure function of the spec's JSON text and the ControlPlane's name. A reading is shared, so it
  * is frozen through: a stage that tried to change it would throw (no stage does). Specs above
- * MEMO_MAX_SPEC characters are read every time.
+ * 64 Ki characters are read every time.
  */
-const readings = new BoundedMemo<SpecReading>(256);
-const MEMO_MAX_SPEC = 64 * 1024;
+const readings = new BoundedMemo<SpecReading>(256, { maxKey: 64 * 1024 });
 
 /** `spec` of the ControlPlane named `cp`: defaulted, validated and resolved. */
 export function readSpec(raw: unknown, cp: string): SpecReading {
@@ -79,8 +78,7 @@ export function readSpec(raw: unknown, cp: string): SpecReading {
     return deepFreeze({ spec, errors, resolved: resolveSpec(spec, cp) });
   };
   if (!isObject(raw)) return read();
-  const key = JSON.stringify([cp, raw]);
-  return key.length > MEMO_MAX_SPEC ? read() : readings.get(key, read);
+  return readings.get(JSON.stringify([cp, raw]), read);
 }
 
 export function resolveSpec(spec: ControlPlaneSpec, cp: string): ResolvedSpec {

@@ -94,17 +94,16 @@ function isKubeObject(obj: unknown): obj is KubeObject {
  * characters of annotation text, about 6,000 children's at a typical 600 bytes: a few hundred
  * ControlPlanes per replica, or the largest request the body limit admits), so a fleet or a request
  * with many children does not cycle through it and pay for remembering without ever recalling.
- * Texts above MEMO_MAX_APPLIED are parsed every time.
+ * Texts above 8 KiB are parsed every time.
  */
-const appliedTexts = new BoundedMemo<unknown>(16_384, 4 * 1024 * 1024);
-const MEMO_MAX_APPLIED = 8 * 1024;
+const appliedTexts = new BoundedMemo<unknown>(16_384, { maxKey: 8 * 1024, maxKeyBytes: 4 * 1024 * 1024 });
 
 /** The object as we last applied it (the last-applied annotation), if readable. */
 export function lastApplied(obj: KubeObject): KubeObject | undefined {
   const raw = stringAt(obj, 'metadata', 'annotations', LAST_APPLIED_ANNOTATION);
   if (raw === undefined) return undefined;
   // Bounded like a request body (json-depth.ts): deeper reads as unreadable, never a stack overflow.
-  const parsed = raw.length > MEMO_MAX_APPLIED ? parseBounded(raw) : appliedTexts.get(raw, () => deepFreeze(parseBounded(raw)));
+  const parsed = appliedTexts.get(raw, () => deepFreeze(parseBounded(raw)));
   return isKubeObject(parsed) && identity(parsed) === identity(obj) ? parsed : undefined;
 }
 
