@@ -3,11 +3,22 @@
 // was remembered, so a hook stays a pure function of its request; the memo only saves recomputing
 // what the previous calls (a converged ControlPlane's sync every few seconds) already computed.
 // Bounded by entry count, and optionally by the characters of its keys; the least recently used
-// entry goes first. Values are shared between callers, so they are frozen (callers only read
-// them). Entries live only in this process's memory: never logged, never exported as metrics.
+// entry goes first (approximately: see get). Values are shared between callers, so they are frozen
+// (callers only read them). Entries live only in this process's memory: never logged, never
+// exported as metrics.
+interface Entry<V> {
+  value: V;
+  /** When the entry was last put at the newest end: puts so far, and key characters put so far. */
+  put: number;
+  charsPut: number;
+}
+
 export class BoundedMemo<V> {
-  private readonly entries = new Map<string, V>();
+  /** In the order they were put: oldest first. */
+  private readonly entries = new Map<string, Entry<V>>();
   private bytes = 0;
+  private puts = 0;
+  private charsPut = 0;
 
   private readonly maxKey: number;
   private readonly maxKeyBytes: number;
@@ -25,26 +36,58 @@ export class BoundedMemo<V> {
     this.maxKeyBytes = bounds.maxKeyBytes ?? Infinity;
   }
 
-  /** The value for `key`, computing (and remembering) it when not remembered. */
+  /**
+   * The value for `key`, computing (and remembering) it when not remembered. A hit moves its entry
+   * to the newest end only once it may have fallen into the older half (half the entry limit or
+   * half the key budget put after it): a move (delete and set) costs about nine lookups, and an
+   * entry in the newer half is not among the next to go (only a single key of half the budget
+   * could push it out, and then it is computed again).
+   */
   get(key: string, compute: () => V): V {
     if (key.length > this.maxKey) return compute();
-    const hit = this.entries.get(key);
-    if (hit !== undefined || this.entries.has(key)) {
-      // Most recently used last: re-insert.
-      this.entries.delete(key);
-      this.entries.set(key, hit as V);
-      return hit as V;
-    }
+    const hit = this.hit(key);
+    if (hit !== undefined) return hit.value;
     const value = compute();
-    if (key.length > this.maxKeyBytes) return value;
-    this.entries.set(key, value);
+    this.set(key, value);
+    return value;
+  }
+
+  /** The value remembered for `key`, if any (for a memo whose values are never undefined). */
+  peek(key: string): V | undefined {
+    return key.length > this.maxKey ? undefined : this.hit(key)?.value;
+  }
+
+  /** Remember `value` for `key` (not when the key is over `maxKey` or the whole key budget). */
+  set(key: string, value: V): void {
+    if (key.length > this.maxKey || key.length > this.maxKeyBytes) return;
+    const old = this.entries.get(key);
+    if (old !== undefined) {
+      this.entries.delete(key);
+      this.bytes -= key.length;
+    }
+    this.entries.set(key, this.stamp({ value, put: 0, charsPut: 0 }, key));
     this.bytes += key.length;
     for (const oldest of this.entries.keys()) {
       if (this.entries.size <= this.limit && this.bytes <= this.maxKeyBytes) break;
       this.entries.delete(oldest);
       this.bytes -= oldest.length;
     }
-    return value;
+  }
+
+  private hit(key: string): Entry<V> | undefined {
+    const hit = this.entries.get(key);
+    if (hit !== undefined && (this.puts - hit.put >= this.limit / 2 || this.charsPut - hit.charsPut >= this.maxKeyBytes / 2)) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      this.stamp(hit, key);
+    }
+    return hit;
+  }
+
+  private stamp(entry: Entry<V>, key: string): Entry<V> {
+    entry.put = ++this.puts;
+    entry.charsPut = this.charsPut += key.length;
+    return entry;
   }
 
   get size(): number {
@@ -57,11 +100,16 @@ export class BoundedMemo<V> {
   }
 }
 
-/** `value` frozen through (objects and arrays, depth first): what a memo hands out is shared. */
+/**
+ * `value` frozen through (objects and arrays, depth first): what a memo hands out is shared. A
+ * frozen part is taken as frozen through (memos share their frozen answers). Plain loops, no
+ * array per object: a whole request body goes through here.
+ */
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+    else for (const k in value) if (Object.prototype.hasOwnProperty.call(value, k)) deepFreeze((value as Record<string, unknown>)[k]);
   }
   return value;
 }

@@ -46,6 +46,37 @@ t.test('BoundedMemo with a key budget: bounded by the characters it holds; a key
   t.ok(memo.keyBytes <= 10);
 });
 
+t.test('BoundedMemo: an entry used all along stays, under the entry limit and under the key budget', async (t) => {
+  for (const [label, memo] of [
+    ['entry limit', new BoundedMemo<number>(10)],
+    ['key budget', new BoundedMemo<number>(1000, { maxKeyBytes: 40 })],
+  ] as const) {
+    let hot = 0;
+    for (let i = 0; i < 200; i++) {
+      memo.get('hot!', () => ++hot);
+      memo.get(`k${String(i).padStart(3, '0')}`, () => i);
+    }
+    t.equal(hot, 1, `${label}: the entry hit every other call was computed once`);
+    t.ok(memo.size <= 10 && memo.keyBytes <= 40, `${label}: bounded (${memo.size} entries, ${memo.keyBytes} characters)`);
+  }
+});
+
+t.test('BoundedMemo peek and set: what get remembers, under the same bounds', async (t) => {
+  const memo = new BoundedMemo<number>(3, { maxKey: 4, maxKeyBytes: 8 });
+  t.equal(memo.peek('aa'), undefined, 'nothing yet');
+  memo.set('aa', 1);
+  t.equal(memo.peek('aa'), 1);
+  t.equal(memo.get('aa', () => 99), 1, 'get reads what set put');
+  memo.set('aa', 2);
+  t.equal(memo.peek('aa'), 2, 'set replaces');
+  t.equal(memo.keyBytes, 2, 'a replaced key is counted once');
+  memo.set('toolong', 3);
+  t.equal(memo.peek('toolong'), undefined, 'over maxKey: not kept');
+  for (const k of ['bb', 'cc', 'dd']) memo.set(k, 0);
+  t.ok(memo.size <= 3 && memo.keyBytes <= 8, 'bounded');
+  t.equal(memo.peek('aa'), undefined, 'the oldest went first');
+});
+
 t.test('BoundedMemo with a longest key: a longer key is computed every time and never kept', async (t) => {
   const memo = new BoundedMemo<number>(100, { maxKey: 3 });
   let computed = 0;
