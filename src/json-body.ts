@@ -8,24 +8,87 @@
 //   re-emit would be deleted from an owned Secret). JSON.parse makes them own data properties,
 //   which cannot reach Object.prototype; the hooks copy objects with spreads, structuredClone,
 //   Object.entries/fromEntries (own properties, defined, never assigned through a prototype).
+//
+// Parsed once per text: a converged ControlPlane is resynced with the same bytes call after call
+// (Metacontroller serialises the same parent and children the same way), so the parsed body of a
+// text that comes again is remembered (memo.ts: a pure function of the text; the same request
+// gets the same answer). A text seen for the first time leaves only its SHA-256 digest behind
+// (44 characters, not the text: a body that never comes again, because it changed, holds no heap
+// past its call). When it comes again, and the bodies seen in between would have fitted in the
+// memo (so it would have been kept until now), its parsed body is kept, by its text, and read from
+// there on; when they would not (more ControlPlanes resync in turn than the memo holds), keeping
+// it would only push out others before they come again, so it is parsed as before.
+// Remembered bodies are shared between calls, so they are frozen through: no hook changes its
+// request (the hook runner answers from a private copy if one ever tried, hooks.ts). Bounded by
+// the text kept; a text of more than BODY_MEMO.maxKey is parsed every time. A refused body is
+// refused again (and costs its scan again).
+import { createHash } from 'node:crypto';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { deeperThan, MAX_JSON_DEPTH } from './k8s/json-depth.js';
+import { BoundedMemo, deepFreeze } from './memo.js';
 
 class BodyTooDeep extends Error {
   override name = 'BodyTooDeep';
   statusCode = 400;
 }
 
+/**
+ * The body memo's bounds: parsed bodies of 1 Mi characters of text in all, a body of at most
+ * 256 KiB (a larger one is parsed every time, and never pushes the others out); the digests of
+ * the last 1,024 texts seen and not kept. A converged ControlPlane's resync body is about 37 KiB and
+ * parses to about as much heap again, so the memo holds the bodies of about 28 ControlPlanes in
+ * about 2 MiB; a body of the densest shape (tiny objects) parses to up to 25 times its text, so
+ * the memo never holds more than about 25 MiB of the 128 MiB heap.
+ */
+export const BODY_MEMO = { entries: 256, maxKey: 256 * 1024, maxKeyBytes: 1024 * 1024, seen: 1024 } as const;
+const bodies = new BoundedMemo<unknown>(BODY_MEMO.entries, { maxKey: BODY_MEMO.maxKey, maxKeyBytes: BODY_MEMO.maxKeyBytes });
+/** Digest of a text not kept → `charsSeen` when it was last seen. */
+const seenAt = new BoundedMemo<number>(BODY_MEMO.seen);
+/** Characters of the bodies (of at most maxKey) seen so far: the distance between two sightings. */
+let charsSeen = 0;
+
+/** `text` parsed (parseJsonText): remembered when it comes again soon enough, frozen through then. */
+export function parseRemembered(text: string): unknown {
+  if (text.length > BODY_MEMO.maxKey) return parseJsonText(text);
+  charsSeen += text.length;
+  const remembered = bodies.peek(text);
+  if (remembered !== undefined) return remembered;
+  const parsed = parseJsonText(text);
+  const digest = createHash('sha256').update(text, 'utf8').digest('base64');
+  const lastSeen = seenAt.peek(digest);
+  if (lastSeen === undefined || charsSeen - lastSeen > BODY_MEMO.maxKeyBytes) {
+    seenAt.set(digest, charsSeen);
+    return parsed;
+  }
+  bodies.set(text, deepFreeze(parsed));
+  return parsed;
+}
+
+/** `text` parsed, nesting bounded; throws BodyTooDeep or a SyntaxError. Not remembered, not frozen. */
+export function parseJsonText(text: string): unknown {
+  const at = deeperThan(text);
+  if (at >= 0) throw new BodyTooDeep(`request nests deeper than ${MAX_JSON_DEPTH} levels (at character ${at}); no Kubernetes object nests that deep`);
+  return JSON.parse(text);
+}
+
+/** The content-type parser of application/json: `text` parsed, or remembered (parseRemembered). */
 export function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
+  parseWith(parseRemembered, body, done);
+}
+
+/** The same parser without the memo: every body parsed afresh (the benchmark's floor). */
+export function parseJsonBodyAfresh(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
+  parseWith(parseJsonText, body, done);
+}
+
+function parseWith(parse: (text: string) => unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.length === 0) return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY());
-  const at = deeperThan(text);
-  if (at >= 0) return done(new BodyTooDeep(`request nests deeper than ${MAX_JSON_DEPTH} levels (at character ${at}); no Kubernetes object nests that deep`));
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
+    parsed = parse(text);
+  } catch (err) {
+    return done(err instanceof BodyTooDeep ? err : new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
   }
   done(null, parsed);
 }

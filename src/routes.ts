@@ -37,7 +37,7 @@ export interface HookContext {
  * How the server answers one hook call: it builds the context (one clock instant, the random
  * source, events into the request log), calls `answer`, and captures the call.
  */
-export type HookRunner = (call: { path: string; body: unknown; log: FastifyInstance['log'] }, answer: (context: HookContext) => unknown) => unknown;
+export type HookRunner = (call: { path: string; body: unknown; log: FastifyInstance['log'] }, answer: (body: unknown, context: HookContext) => unknown) => unknown;
 
 export interface HookRoute {
   /** URL path Metacontroller posts to. */
@@ -58,7 +58,7 @@ function route<S extends TSchema>(path: string, body: S, handle: (body: Static<S
     body,
     register(app, run) {
       app.withTypeProvider<TypeBoxTypeProvider>().post(path, { schema: { body }, config: { hook } }, async (request) =>
-        run({ path, body: request.body, log: request.log }, (context) => handle(request.body, context)),
+        run({ path, body: request.body, log: request.log }, (body, context) => handle(body as Static<S>, context)),
       );
     },
   };

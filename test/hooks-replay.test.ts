@@ -4,7 +4,9 @@
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { renderHookPayloads, replayCaptured } from '../src/cli/hook-payloads.js';
+import { HOOKS_KEY, renderHookPayloads, replayCaptured } from '../src/cli/hook-payloads.js';
+import { Sanitizer } from '../src/capture/sanitize.js';
+import { post, testServer } from './support/server.js';
 import type { CapturedCall } from '../src/capture/capture.js';
 import { REPO_ROOT } from './support/shared.js';
 import { secretObjects } from './support/secrets.js';
@@ -46,6 +48,28 @@ t.test('every file replays to its recorded response', async (t) => {
   for (const file of files) {
     const call = read(file);
     t.same(await replayCaptured(call), call.response, relative(HOOKS_DIR, file));
+  }
+});
+
+t.test('every file replays alike when its body is remembered (parsed once, shared, frozen: src/json-body.ts)', async (t) => {
+  // A text's parsed body is kept from its second sighting on, frozen through, and read from the
+  // memo after: of three calls in a row at least two answer from the frozen body. A hook that tried
+  // to change its request would be answered from a copy (src/http/hooks.ts) and say so in the log.
+  for (const file of payloadFiles()) {
+    const call = read(file);
+    const clock = new Date(call.clock);
+    const { app, logs } = await testServer({ clock: () => clock, randomSeed: call.randomSeed, level: 'info' });
+    const name = relative(HOOKS_DIR, file);
+    try {
+      for (const n of [1, 2, 3]) {
+        const res = await post(app, call.hook, JSON.stringify(call.request));
+        t.equal(res.status, 200, `${name}: call ${n}`);
+        t.same(new Sanitizer(HOOKS_KEY).sanitize(call.request, res.json)[1], call.response, `${name}: call ${n}`);
+      }
+      t.same(logs.filter((l) => l.includes('private copy')), [], `${name}: no hook changed its request`);
+    } finally {
+      await app.close();
+    }
   }
 });
 

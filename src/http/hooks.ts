@@ -18,6 +18,23 @@ export interface HooksPluginOptions {
   capture: CaptureWriter | undefined;
 }
 
+/**
+ * `answer` to `body`. Request bodies are remembered and shared between calls, frozen (json-body.ts);
+ * no hook changes its request, and should one ever try (a TypeError on a frozen body), the call is
+ * answered once more from a private copy, with a fresh context (a replay's random source restarts),
+ * and `onRetry` says so: a bug to fix, not a 500 for Metacontroller. Anything else, or a second
+ * failure, is thrown as it is. The error's message is not passed on: a TypeError may quote a value.
+ */
+export function answerShared(body: unknown, answer: (body: unknown, context: HookContext) => unknown, context: () => HookContext, onRetry: () => void): unknown {
+  try {
+    return answer(body, context());
+  } catch (err) {
+    if (!(err instanceof TypeError) || body === null || typeof body !== 'object' || !Object.isFrozen(body)) throw err;
+    onRetry();
+    return answer(structuredClone(body), context());
+  }
+}
+
 export const hooksPlugin = fp(
   async (app: FastifyInstance, options: HooksPluginOptions) => {
     const { metrics, capture } = options;
@@ -27,12 +44,15 @@ export const hooksPlugin = fp(
     };
     const run: HookRunner = (call, answer) => {
       const now = options.clock();
-      const response = answer({
+      const context = (): HookContext => ({
         clock: () => now,
         random: options.randomSeed === undefined ? options.random : seededRandom(options.randomSeed),
         onStage,
         onEvent: (event) => call.log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
       });
+      const response = answerShared(call.body, answer, context, () =>
+        call.log.error({ hook: call.path }, 'the hook failed on its shared (frozen) request; answered from a private copy'),
+      );
       capture?.write(call.path, now, call.body, response, options.randomSeed);
       return response;
     };
