@@ -85,8 +85,16 @@ const steadyCall = {
   file: `${convergedCall.file} (its answer's status fed back)`,
   request: { ...convergedCall.request, parent: { ...convergedCall.request.parent, status: convergedCall.response.status } },
 };
+// Every call a body the server has not seen: the converged request with the parent's
+// resourceVersion numbered, more variants than the body memo holds (src/json-body.ts), cycled.
+const VARIANTS = 256;
+const everyBodyNew = (request) =>
+  Array.from({ length: VARIANTS }, (_, i) =>
+    JSON.stringify({ ...request, parent: { ...request.parent, metadata: { ...request.parent.metadata, resourceVersion: `${request.parent.metadata.resourceVersion ?? ''}-${i}` } } }),
+  );
 const CASES = [
   { name: 'sync, converged', goal: 0.7, call: convergedCall },
+  { name: 'sync, converged, every body new', call: convergedCall, vary: true, concurrency: [16] },
   { name: 'sync, steady', call: steadyCall },
   { name: 'sync, fresh', goal: 0.9, call: hookMatching('controlplane-sync', /^managed-\d+-converge-waiting-for-database\.json$/) },
   { name: 'finalize, first step', goal: 0.9, call: hookMatching('controlplane-finalize', /^managed-\d+-delete-deletes-endpoint-service\.json$/) },
@@ -219,12 +227,17 @@ const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(s
 
 /** One measurement: requests per second, latency percentiles (ms, fractional) and server CPU per request. */
 async function load(path, body, connections, seconds, { quiet = false } = {}) {
-  if (!quiet) progress(`${path} at concurrency ${connections}, ${kib(body)} KiB body, ${seconds} s`);
+  // A list of bodies: each request takes the next (every body new when the list outnumbers the memo).
+  const bodies = Array.isArray(body) ? body : undefined;
+  if (bodies) body = bodies[0];
+  if (!quiet) progress(`${path} at concurrency ${connections}, ${kib(body)} KiB body${bodies ? ` (${bodies.length} variants)` : ''}, ${seconds} s`);
+  let next = 0;
+  const requests = bodies ? [{ setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }) }] : undefined;
   const before = await usage();
   const latencies = [];
   let ok = 0;
   const t0 = process.hrtime.bigint();
-  const instance = autocannon({ url: `${server.url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: seconds, sampleInt: 100 });
+  const instance = autocannon({ url: `${server.url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, requests, connections, duration: seconds, sampleInt: 100 });
   instance.on('response', (_client, statusCode, _bytes, ms) => {
     if (statusCode >= 200 && statusCode < 300) {
       ok++;
@@ -291,7 +304,8 @@ out();
 out('## Hook against the same-size floor and the echo');
 out();
 out(
-  'The floor parses the same body as the hook (same parser, same log line) and answers a fixed object: the hook\'s own answer to that body. ' +
+  'The floor parses the same body as the hook (the same parser, minus its memo of parsed bodies: it parses every call; the same log line) and answers a fixed object: the hook\'s own answer to that body. ' +
+    'The hook remembers the bodies it parsed (src/json-body.ts), so a case that repeats one body (every case but "every body new", like a converged ControlPlane\'s resync) measures the hook on a remembered body; "every body new" cycles through more variants of the converged request than the memo holds, so every call parses. ' +
     '"ratio" is hook req/s ÷ floor req/s, "p99 × floor" the hook\'s p99 over the floor\'s, "CPU × floor" the server CPU per request over the floor\'s.',
 );
 out();
@@ -301,10 +315,11 @@ const ratioOf = (runs, a, b, pick) => runs.map((r) => pick(r[a]) / pick(r[b]));
 const HOOK_ROUTES = (path) => [path, '/bench/floor', '/bench/echo'];
 for (const c of CASES) {
   const body = JSON.stringify(c.call.request);
-  const answer = await answerOf(c.call.hook, body);
+  const bodies = c.vary ? everyBodyNew(c.call.request) : body;
+  const answer = await answerOf(c.call.hook, c.vary ? bodies[0] : body);
   await setFloor(answer);
-  for (const connections of [1, 16]) {
-    const runs = await cell(HOOK_ROUTES(c.call.hook), body, connections);
+  for (const connections of c.concurrency ?? [1, 16]) {
+    const runs = await cell(HOOK_ROUTES(c.call.hook), bodies, connections);
     const [hook, floor, echo] = HOOK_ROUTES(c.call.hook);
     const ratios = ratioOf(runs, hook, floor, (m) => m.rps);
     const goal = connections === 16 && c.goal !== undefined ? `≥ ${c.goal}: ${median(ratios) >= c.goal ? 'met' : 'missed'}` : '';
@@ -316,7 +331,7 @@ for (const c of CASES) {
   }
 }
 out();
-out(`Goals (issue 20): converged sync ≥ 0.7 × the floor at concurrency 16 with p99 ≤ 2 × the floor's; fresh sync and finalize ≥ 0.9 × the floor. Captured requests: ${CASES.map((c) => `${c.name}: \`${c.call.file}\``).join(', ')}; "sync, steady" is the converged request with its answer's status fed back (a converged ControlPlane's resync), reported without a goal.`);
+out(`Goals (issue 20): converged sync ≥ 0.7 × the floor at concurrency 16 with p99 ≤ 2 × the floor's; fresh sync and finalize ≥ 0.9 × the floor. Captured requests: ${CASES.map((c) => `${c.name}: \`${c.call.file}\``).join(', ')}; "sync, steady" is the converged request with its answer's status fed back (a converged ControlPlane's resync), reported without a goal; "every body new" is the converged request that is never repeated (what a call costs when its body changed), reported without a goal.`);
 
 out();
 out(`## Cost against what a ControlPlane holds (converged sync, concurrency 2)`);
@@ -324,7 +339,8 @@ out();
 out(
   'Each row is the converged request grown in one dimension, still converged (the answer\'s Ready reason is shown). ' +
     'Concurrency 2 keeps the largest bodies within the in-flight budget of the deployed server (8 MiB): beyond it, it answers 429 by design. ' +
-    '"CPU µs/req" is the server\'s CPU time per hook call; linear cost shows as a constant hook/floor ratio and CPU per item.',
+    '"CPU µs/req" is the server\'s CPU time per hook call; linear cost shows as a constant hook/floor ratio and CPU per item. ' +
+    'Each row repeats its body: the hook reads it from its memo of parsed bodies up to 256 KiB, and parses every call above (the 1,000 rows of children and CredentialRotations).',
 );
 out();
 out('| dimension | n | body KiB | Ready | hook req/s | floor req/s | hook/floor | hook p99 ms | CPU µs/req hook | CPU µs/req floor |');
