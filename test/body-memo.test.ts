@@ -1,5 +1,6 @@
-// The hook routes' memo of parsed request bodies (src/json-body.ts): the same text reads the same
-// frozen object; what is refused is refused every time and never remembered; a text over the
+// The hook routes' memo of parsed request bodies (src/json-body.ts): a text that comes again soon
+// enough reads one frozen object, one whose sightings are further apart than the memo holds is
+// parsed every time; what is refused is refused every time and never remembered; a text over the
 // memo's longest key is parsed afresh; the benchmark's floor parses every body; and a hook that
 // tried to change its shared request would be answered from a private copy (src/http/hooks.ts).
 import t from 'tap';
