@@ -77,10 +77,17 @@ export function decideCondition(
 
 /** RFC 3339 with second precision, as the API server stores metav1.Time. */
 export function formatTime(date: Date): string {
-  // toISOString always ends in `.mmmZ` (no regular expression per call).
-  const iso = date.toISOString();
-  return `${iso.slice(0, -5)}Z`;
+  const second = Math.floor(date.getTime() / 1000);
+  if (second !== formatted.second) {
+    // toISOString always ends in `.mmmZ` (no regular expression per call); an invalid date throws.
+    formatted.text = `${date.toISOString().slice(0, -5)}Z`;
+    formatted.second = second;
+  }
+  return formatted.text;
 }
+
+/** The last second formatTime formatted (a call formats the same second several times). */
+const formatted = { second: Number.NaN, text: '' };
 
 /** Whole seconds from an RFC 3339 time to `now`; undefined when the time is unreadable. */
 export function secondsSince(time: string | undefined, now: Date): number | undefined {
