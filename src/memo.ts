@@ -22,18 +22,21 @@ export class BoundedMemo<V> {
 
   private readonly maxKey: number;
   private readonly maxKeyBytes: number;
+  private readonly onEvict: ((key: string) => void) | undefined;
 
   /**
    * At most `limit` entries. `maxKey`: a key longer than this is computed every time, never
    * looked up or kept (nothing large is held for one caller). `maxKeyBytes`: the keys held, in
    * characters, in all (a memo of many texts is bounded by what it holds, not only by how many).
+   * `onEvict`: told of each key the bounds push out.
    */
   constructor(
     private readonly limit: number,
-    bounds: { maxKey?: number; maxKeyBytes?: number } = {},
+    bounds: { maxKey?: number; maxKeyBytes?: number; onEvict?: (key: string) => void } = {},
   ) {
     this.maxKey = bounds.maxKey ?? Infinity;
     this.maxKeyBytes = bounds.maxKeyBytes ?? Infinity;
+    this.onEvict = bounds.onEvict;
   }
 
   /**
@@ -71,6 +74,7 @@ export class BoundedMemo<V> {
       if (this.entries.size <= this.limit && this.bytes <= this.maxKeyBytes) break;
       this.entries.delete(oldest);
       this.bytes -= oldest.length;
+      this.onEvict?.(oldest);
     }
   }
 

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BODY_MEMO, parseJsonBody, parseJsonBodyAfresh } from '../src/json-body.js';
+import { BODY_MEMO, bodyMemoHolds, parseJsonBody, parseJsonBodyAfresh } from '../src/json-body.js';
 import { answerShared } from '../src/http/hooks.js';
 import type { HookContext } from '../src/routes.js';
 import { buildServer } from '../src/server.js';
@@ -55,6 +55,28 @@ t.test('a text is kept only when the bodies seen since its last sighting fit in 
   t.notOk(rounds[0]!.some((b) => Object.isFrozen(b)), 'narrow cycle, round 1: first sightings');
   t.ok(rounds[1]!.every((b) => Object.isFrozen(b)), 'round 2: kept, frozen');
   t.ok(rounds[2]!.every((b, i) => b === rounds[1]![i]), 'round 3: the remembered objects');
+});
+
+t.test('texts that share a fingerprint (the same length, differing between the sampled characters) each read their own body', async (t) => {
+  // About 256 characters of a text are sampled: two texts of 4,000 characters differing in the
+  // second character only share a fingerprint, so they are told apart by comparison.
+  const [a, b] = ['a', 'b'].map((c) => `{"${c}":${JSON.stringify('x'.repeat(3990))}}`);
+  t.equal(a!.length, b!.length);
+  for (let i = 0; i < 3; i++) for (const s of [a!, b!]) parseWith(parseJsonBody, copyOf(s));
+  const ra = parseWith(parseJsonBody, copyOf(a!)).body as Record<string, string>;
+  const rb = parseWith(parseJsonBody, copyOf(b!)).body as Record<string, string>;
+  t.ok(Object.isFrozen(ra) && Object.isFrozen(rb), 'both remembered');
+  t.same(Object.keys(ra), ['a']);
+  t.same(Object.keys(rb), ['b']);
+  t.equal(parseWith(parseJsonBody, copyOf(a!)).body, ra, 'each its own remembered object');
+  t.equal(parseWith(parseJsonBody, copyOf(b!)).body, rb);
+});
+
+t.test('the fingerprint index holds exactly the remembered texts, also as texts are pushed out', async (t) => {
+  for (let round = 0; round < 3; round++) for (let i = 0; i < 40; i++) parseWith(parseJsonBody, JSON.stringify({ i, pad: 'q'.repeat(60 * 1024) }));
+  const holds = bodyMemoHolds();
+  t.ok(holds.bodies > 0, `${holds.bodies} bodies remembered`);
+  t.equal(holds.indexed, holds.bodies, 'no text indexed that is not remembered');
 });
 
 t.test('refused bodies are refused every time and never remembered', async (t) => {
