@@ -305,7 +305,7 @@ out('## Hook against the same-size floor and the echo');
 out();
 out(
   'The floor parses the same body as the hook (the same parser, minus its memo of parsed bodies: it parses every call; the same log line) and answers a fixed object: the hook\'s own answer to that body. ' +
-    'The hook remembers the bodies it parsed (src/json-body.ts), so a case that repeats one body (every case but "every body new", like a converged ControlPlane\'s resync) measures the hook on a remembered body; "every body new" cycles through more variants of the converged request than the memo holds, so every call parses. ' +
+    'The hook remembers the bodies it parsed (src/json-body.ts), and with a remembered body what sync read of it and the stage results that did not read the clock (src/controlplane/request-reading.ts, stage-memo.ts), so a case that repeats one body (every case but "every body new", like a converged ControlPlane\'s resync) measures the hook on a remembered body; "every body new" cycles through more variants of the converged request than the memo holds, so every call parses. ' +
     '"ratio" is hook req/s ÷ floor req/s, "p99 × floor" the hook\'s p99 over the floor\'s, "CPU × floor" the server CPU per request over the floor\'s.',
 );
 out();

@@ -74,7 +74,7 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
   const korc = (status: 'True' | 'False', reason: string, message: string) =>
     new Map([[CONDITION.KORC, decideCondition(CONDITION.KORC, { status, reason, message }, previous.get(CONDITION.KORC), cp.generation, context.now)]]);
   const status = (decided: ReturnType<typeof korc>) =>
-    buildStatus({ cp, spec, credential: credentialStatus(cp, children, parent.status, context.now), previous, decided, now: context.now, update: carriedRollout(parent.status, spec) });
+    buildStatus({ cp, spec, credential: credentialStatus(cp, children, parent.status, () => context.now), previous, decided, now: context.now, update: carriedRollout(parent.status, spec) });
   const everythingAsIs = children.all().map(keepAsIs);
 
   if (orc.length === 0) {

@@ -16,7 +16,8 @@ import { korcStage } from './stages/korc.js';
 import { adminCredentialStage } from './stages/admin-credential.js';
 import { catalogStage } from './stages/catalog.js';
 import { invalidSpec } from './stages/invalid-spec.js';
-import { trackUnapplied, type UnappliedChild } from './unapplied.js';
+import { trackUnapplied, type Unapplied, type UnappliedChild } from './unapplied.js';
+import { recordingInput, type StageMemo, type StageReads } from './stage-memo.js';
 import { withinChildLimits } from './child-limits.js';
 
 export const STAGE_TABLE: readonly Stage[] = [
@@ -60,7 +61,8 @@ function errorsFor(stage: Stage, index: number, errors: string[], table: readonl
 export function runPipeline(
   input: Omit<StageInput, 'decided'>,
   table: readonly Stage[] = STAGE_TABLE,
-  previousUnapplied: UnappliedChild[] = [],
+  previousUnapplied: readonly UnappliedChild[] = [],
+  memo?: StageMemo,
 ): PipelineResult {
   const decided = new Map<string, Condition>();
   const desired: KubeObject[] = [];
@@ -73,15 +75,33 @@ export function runPipeline(
   table.forEach((stage, index) => {
     if (stopped) return;
     const started = performance.now();
-    const schemaErrors = errorsFor(stage, index, input.specErrors, table);
-    let result: StageResult = withinChildLimits(
-      schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run({ ...input, decided }),
-      stage.interval,
-    );
-    // A child the API server keeps refusing is the seed's error, not an eternal wait.
-    const tracked = trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, input.now);
+    const stageInput: StageInput = { ...input, decided };
+    const kept = memo?.lookup(stage.name, stageInput);
+    let result: StageResult;
+    let tracked: Unapplied;
+    const track = (now: () => Date) => trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, now);
+    if (kept) {
+      result = kept.result;
+      tracked = kept.unapplied ?? track(() => input.now);
+    } else {
+      // Kept with the request (stage-memo.ts) unless it read this call's clock, random source or credential.
+      const reads: StageReads = { decided: new Map() };
+      let opaque = memo === undefined;
+      const schemaErrors = errorsFor(stage, index, input.specErrors, table);
+      result = withinChildLimits(
+        schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run(opaque ? stageInput : recordingInput(stageInput, reads, () => (opaque = true))),
+        stage.interval,
+      );
+      let clockRead = false;
+      tracked = track(() => {
+        clockRead = true;
+        return input.now;
+      });
+      if (!opaque) memo?.keep(stage.name, reads, result, clockRead ? undefined : tracked);
+    }
     unapplied.push(...tracked.entries);
-    // A failed stage starts nothing: a re-mint it was about to start waits (the AC is kept).
+    // A child the API server keeps refusing is the seed's error, not an eternal wait;
+    // a failed stage starts nothing: a re-mint it was about to start waits (the AC is kept).
     if (tracked.error) result = { condition: tracked.error, outcome: { kind: 'failed', requeueSeconds: stage.interval }, children: result.children };
     trace.push({ name: stage.name, conditionType: stage.conditionType, seconds: (performance.now() - started) / 1000, outcome: result.outcome.kind });
     decided.set(

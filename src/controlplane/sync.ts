@@ -1,19 +1,13 @@
 // POST /controlplane/sync: the desired children and the status of one ControlPlane, computed
 // from the request alone (docs/architecture.md §2): duplicate guard, then the stage pipeline.
 import type { CompositeHookResponse, ControlPlaneHookRequest } from '../api/hooks.js';
-import { ObjectIndex, keepAsIs } from '../k8s/observed.js';
-import { stringAt } from '../k8s/read.js';
+import { keepAsIs } from '../k8s/observed.js';
 import { assertKeepsObserved } from '../k8s/invariant.js';
 import { REASON, REQUEUE } from './conditions.js';
-import { incumbentOver } from './duplicate-guard.js';
 import { runPipeline, type StageTrace } from './pipeline.js';
-import { readSpec } from './spec.js';
-import { activeSchedule } from './credential/schedule.js';
 import { buildStatus } from './status.js';
-import { previousConditions } from '../k8s/conditions.js';
-import { controlPlaneRef } from './ref.js';
+import { readRequest } from './request-reading.js';
 import { credentialStatus } from './credential/credential-status.js';
-import { previousUnapplied } from './unapplied.js';
 import { carriedRollout, finishRollout, planRollout, stageView, stayed, type RolloutOutcome, type RolloutPlan } from './rollout/rollout.js';
 import { GVK } from '../k8s/kinds.js';
 import { childNames } from './names.js';
@@ -27,19 +21,12 @@ export interface SyncContext {
 
 export function syncControlPlane(request: ControlPlaneHookRequest, context: SyncContext): CompositeHookResponse {
   const parent = request.parent;
-  const cp = controlPlaneRef(parent);
-  const { spec, errors, resolved } = readSpec(parent.spec, cp.name);
-  const children = new ObjectIndex(request.children, parent.metadata.namespace);
-  const related = new ObjectIndex(request.related, parent.metadata.namespace);
-  const previous = previousConditions(parent.status);
-  const credential = credentialStatus(cp, children, parent.status, context.now, activeSchedule(spec, related, cp.namespace));
+  const { cp, spec, errors, resolved, children, related, previous, incumbent, schedule, previousUnapplied, kept } = readRequest(request);
+  // Computed with the clock, kept with a remembered request when they did not read it (stage-memo.ts).
+  const readCredential = (now: () => Date) => credentialStatus(cp, children, parent.status, now, schedule);
+  const credential = kept ? kept.credential.get(context.now, readCredential) : readCredential(() => context.now);
   const statusBase = { cp, spec, credential, previous, now: context.now };
 
-  const incumbent = incumbentOver(
-    { name: cp.name, creationTimestamp: stringAt(parent, 'metadata', 'creationTimestamp') ?? '' },
-    cp.namespace,
-    related,
-  );
   if (incumbent !== undefined) {
     const kept = children.all().map(keepAsIs);
     assertKeepsObserved(kept, children, new Set());
@@ -62,18 +49,23 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   }
 
   // A release rollout (rollout/rollout.ts): planned before the stages, its phase exit decided after.
-  const plan = planRollout({
-    spec,
-    generation: cp.generation,
-    previousStatus: parent.status,
-    observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
-    now: context.now,
-  });
+  const readPlan = (now: () => Date) =>
+    planRollout({
+      spec,
+      generation: cp.generation,
+      previousStatus: parent.status,
+      observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
+      get now() {
+        return now();
+      },
+    });
+  const plan = kept ? kept.rollout.get(context.now, readPlan) : readPlan(() => context.now);
   const run = (p: RolloutPlan) =>
     runPipeline(
       { cp, spec, specErrors: errors, resolved, children, related, previous, credential, now: context.now, random: context.random, rollout: stageView(p) },
       undefined,
-      previousUnapplied(parent.status),
+      previousUnapplied,
+      kept?.stages,
     );
   let result = run(plan);
   const step = finishRollout(plan, result.decided, context.now, result.resyncAfterSeconds);

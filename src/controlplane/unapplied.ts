@@ -79,9 +79,10 @@ export function trackUnapplied(
   conditionType: SubConditionType,
   desired: KubeObject[],
   observed: ObjectIndex,
-  previous: UnappliedChild[],
+  previous: readonly UnappliedChild[],
   generation: number,
-  now: Date,
+  /** Read only when a child is unapplied (a converged pass does not read the clock here). */
+  now: () => Date,
 ): Unapplied {
   // Built only when a child is unapplied (a converged pass has none): this runs once per stage.
   let before: Map<string, UnappliedChild> | undefined;
@@ -95,10 +96,10 @@ export function trackUnapplied(
     const key = { apiVersion: want.apiVersion, kind: want.kind, name: want.metadata.name };
     before ??= new Map(previous.map((e) => [keyOf(e), e]));
     const earlier = before.get(keyOf(key));
-    const since = earlier && earlier.generation === generation ? earlier.since : (asked ??= formatTime(now));
+    const since = earlier && earlier.generation === generation ? earlier.since : (asked ??= formatTime(now()));
     entries.push({ ...key, since, generation });
     // Asked for this pass: no time has passed (now, truncated to the second).
-    const age = since === asked ? 0 : (secondsSince(since, now) ?? 0);
+    const age = since === asked ? 0 : (secondsSince(since, now()) ?? 0);
     if (age > TIMEOUT_SECONDS.childNotApplied) {
       reason ??= errorReason(conditionType, want);
       const label = `${want.kind} ${want.metadata.name}`;

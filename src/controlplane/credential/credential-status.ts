@@ -25,20 +25,21 @@ function previousOf(status: unknown): CredentialStatus | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-export function credentialStatus(cp: ControlPlaneRef, children: ObjectIndex, previousStatus: unknown, now: Date, schedule?: Schedule): CredentialStatus | undefined {
+/** `now` is read only when the value depends on it (a new credential, a schedule in force). */
+export function credentialStatus(cp: ControlPlaneRef, children: ObjectIndex, previousStatus: unknown, now: () => Date, schedule?: Schedule): CredentialStatus | undefined {
   const previous = previousOf(previousStatus);
   const creds = adminCredentials(cp, children);
   const live = creds.published?.ac;
   const id = live && !isTerminating(live) ? openstackId(live) : undefined;
   if (!id) return previous;
   const unrestricted = at(live, 'spec', 'resource', 'unrestricted') === true;
-  const lastRotation = previous?.id === id && previous.lastRotation ? previous.lastRotation : formatTime(now);
+  const lastRotation = previous?.id === id && previous.lastRotation ? previous.lastRotation : formatTime(now());
   const out: CredentialStatus = { id, restricted: !unrestricted, lastRotation };
   // Scheduled rotation (issue 19): Keystone's expiry, when the replacement is due, the superseded one.
   const expiresAt = stringAt(live, 'spec', 'resource', 'expiresAt');
   if (expiresAt !== undefined) out.expiresAt = expiresAt;
   const times = credentialTimes(live);
-  if (schedule && lifetimeEnd(times, schedule) !== undefined) out.rotationEligibleAt = formatSeconds(rotationEligibleAt(times, schedule, now.getTime()));
+  if (schedule && lifetimeEnd(times, schedule) !== undefined) out.rotationEligibleAt = formatSeconds(rotationEligibleAt(times, schedule, now().getTime()));
   const old = creds.superseded?.ac;
   const oldId = openstackId(old);
   if (old && oldId) {
