@@ -60,7 +60,7 @@ export function readRequest(request: ControlPlaneHookRequest): RequestReading {
 
 function read(request: ControlPlaneHookRequest, keep: KeptWithRequest | undefined): RequestReading {
   const parent = request.parent;
-  const cp = Object.freeze(controlPlaneRef(parent));
+  const cp = controlPlaneRef(parent);
   const { spec, errors, resolved } = readSpec(parent.spec, cp.name);
   const children = new ObjectIndex(request.children, parent.metadata.namespace);
   const related = new ObjectIndex(request.related, parent.metadata.namespace);
@@ -81,7 +81,7 @@ function read(request: ControlPlaneHookRequest, keep: KeptWithRequest | undefine
   if (keep) {
     // Shared by every call with this request: what it holds is frozen (the indexes hold the
     // request's own objects, and copies of those that did not say their namespace).
-    for (const part of [children.all(), related.all(), [...previous.values()], reading.previousUnapplied, reading.schedule]) deepFreeze(part);
+    for (const part of [cp, children.all(), related.all(), [...previous.values()], reading.previousUnapplied, reading.schedule]) deepFreeze(part);
   }
   return reading;
 }

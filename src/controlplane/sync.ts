@@ -55,9 +55,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
       generation: cp.generation,
       previousStatus: parent.status,
       observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
-      get now() {
-        return now();
-      },
+      now,
     });
   const plan = kept ? kept.rollout.get(context.now, readPlan) : readPlan(() => context.now);
   const run = (p: RolloutPlan) =>

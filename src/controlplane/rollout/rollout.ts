@@ -63,7 +63,8 @@ export interface RolloutInput {
   previousStatus: unknown;
   /** The observed {cp}-keystone child (what runs). */
   observedKeystone: KubeObject | undefined;
-  now: Date;
+  /** Read only when a rollout starts or is cancelled (a ControlPlane at rest plans without the clock). */
+  now: () => Date;
 }
 
 
@@ -195,12 +196,12 @@ export function planRollout(input: RolloutInput): RolloutPlan {
     if (previous.phase === 'RollingBack' || sameTarget(target, r.to)) return inProgress(previous.phase, r, withTarget, previous);
     if (sameTarget(target, r.from)) {
       // The spec went back to what runs: the rollout is cancelled and the running release projected.
-      return { ...withTarget, memory: { phase: 'Idle', lastUpdate: record(r, 'Cancelled', input.now, input.generation) }, release: r.from.release };
+      return { ...withTarget, memory: { phase: 'Idle', lastUpdate: record(r, 'Cancelled', input.now(), input.generation) }, release: r.from.release };
     }
     // A new target during a rollout starts over from the running (last known-good) release.
     const path = checkPath(r.from.release, target.release);
     if (!path.ok) return refuse(r.from, path.reason, path.message, withTarget, previous);
-    return inProgress('Validating', startRollout(r.from, target, input.generation, input.now), withTarget, previous, true);
+    return inProgress('Validating', startRollout(r.from, target, input.generation, input.now()), withTarget, previous, true);
   }
 
   const rest: RolloutMemory = { phase: 'Idle' };
@@ -212,7 +213,7 @@ export function planRollout(input: RolloutInput): RolloutPlan {
   }
   const path = checkPath(running.release, target.release);
   if (!path.ok) return refuse(running, path.reason, path.message, withTarget, previous);
-  return inProgress('Validating', startRollout(running, target, input.generation, input.now), withTarget, rest, true);
+  return inProgress('Validating', startRollout(running, target, input.generation, input.now()), withTarget, rest, true);
 }
 
 export interface RolloutOutcome {
