@@ -28,8 +28,8 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   const statusBase = { cp, spec, credential, previous, now: context.now };
 
   if (incumbent !== undefined) {
-    const kept = children.all().map(keepAsIs);
-    assertKeepsObserved(kept, children, new Set());
+    const asIs = children.all().map(keepAsIs);
+    assertKeepsObserved(asIs, children, new Set());
     return {
       status: buildStatus({
         ...statusBase,
@@ -43,7 +43,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
             `namespace; this one is parked and takes over once ${incumbent} is gone`,
         },
       }),
-      children: kept,
+      children: asIs,
       resyncAfterSeconds: REQUEUE.duplicate,
     };
   }
