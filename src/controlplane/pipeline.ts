@@ -75,8 +75,7 @@ export function runPipeline(
   table.forEach((stage, index) => {
     if (stopped) return;
     const started = performance.now();
-    const stageInput: StageInput = { ...input, decided };
-    const kept = memo?.lookup(stage.name, stageInput);
+    const kept = memo?.lookup(stage.name, { decided, rollout: input.rollout });
     let result: StageResult;
     let tracked: Unapplied;
     const track = (now: () => Date) => trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, now);
@@ -85,6 +84,7 @@ export function runPipeline(
       tracked = kept.unapplied ?? track(() => input.now);
     } else {
       // Kept with the request (stage-memo.ts) unless it read this call's clock, random source or credential.
+      const stageInput: StageInput = { ...input, decided };
       const reads: StageReads = { decided: new Map() };
       let opaque = memo === undefined;
       const schemaErrors = errorsFor(stage, index, input.specErrors, table);

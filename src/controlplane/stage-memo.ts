@@ -41,8 +41,8 @@ interface Kept {
 export class StageMemo {
   private readonly kept = new Map<string, Kept>();
 
-  /** The kept result of `stage` when `input` holds every value it read; else undefined. */
-  lookup(stage: string, input: StageInput): Kept | undefined {
+  /** The kept result of `stage` when this call's values hold every value it read; else undefined. */
+  lookup(stage: string, input: Pick<StageInput, 'decided' | 'rollout'>): Kept | undefined {
     const kept = this.kept.get(stage);
     if (kept === undefined) return undefined;
     if (kept.reads.rollout !== undefined && kept.reads.rollout !== rolloutKey(input.rollout)) return undefined;
