@@ -10,6 +10,7 @@ import { seededRandom } from '../src/random.js';
 import { Simulation } from '../src/sim/simulation.js';
 import { PHASES, SCENARIOS, runPhase } from '../src/sim/scenarios.js';
 import { Sanitizer } from '../src/capture/sanitize.js';
+import { jsonDiff } from '../src/capture/json-diff.js';
 import type { CapturedCall } from '../src/capture/capture.js';
 import { managedCP } from './support/sync.js';
 import type { Obj } from './support/shared.js';
@@ -65,7 +66,7 @@ t.test('a captured lifecycle holds no secret and replays exactly', async (t) => 
     const res = await replay.inject({ method: 'POST', url: call.hook, payload: call.request as object });
     await replay.close();
     const [, response] = sanitizer.sanitize(call.request, res.json());
-    if (JSON.stringify(response) !== JSON.stringify(call.response)) t.fail(`${file} replays to a different response`);
+    if (JSON.stringify(response) !== JSON.stringify(call.response)) t.fail(`${file} replays to a different response: ${jsonDiff(call.response, response).slice(0, 5).join("; ")}`);
     else replayed++;
   }
   t.equal(replayed, files.length, `all ${files.length} captured calls replay to their recorded response`);

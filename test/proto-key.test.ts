@@ -10,6 +10,7 @@ import { converge, managedCP } from './support/sync.js';
 import { b64, syncRequest } from './support/world.js';
 import { LAST_APPLIED_ANNOTATION as LAST_APPLIED } from '../src/k8s/observed.js';
 import { Sanitizer } from '../src/capture/sanitize.js';
+import { sourceDigest } from '../src/controlplane/eso-round-trip.js';
 import type { Obj } from './support/shared.js';
 
 /** `data` with own `__proto__` and `constructor` keys added (JSON.stringify writes them). */
@@ -23,13 +24,23 @@ t.test('ControlPlane: related and owned Secrets with __proto__ keys: 200, same a
   const world = await converge(app, managedCP());
   t.ok(world.related.some((r) => r.kind === 'Secret' && r.metadata.name.endsWith('-keystone-admin-credentials')), 'the admin-password Secret is related');
   const baseline = await post(app, '/controlplane/sync', syncRequest(world.parent, world.children, world.related));
-  const res = await post(app, '/controlplane/sync', syncRequest(world.parent, world.children.map(oddSecret), world.related.map(oddSecret)));
+  // The app-credential Secret is pushed whole to OpenBao: odd keys there are content to push (below).
+  const pushed = (o: Obj) => o.kind === 'Secret' && o.metadata.name.endsWith('-admin-app-credential');
+  const res = await post(app, '/controlplane/sync', syncRequest(world.parent, world.children.map((c) => (pushed(c) ? c : oddSecret(c))), world.related.map(oddSecret)));
   t.equal(res.status, 200, '200, not 400');
   t.same(res.json.status, baseline.json.status, 'the same status (Ready): the odd keys change nothing');
   t.equal(res.json.status.conditions.find((c: Obj) => c.type === 'Ready').status, 'True');
   t.equal(JSON.stringify(res.json.children), JSON.stringify(baseline.json.children), 'the same children');
   t.equal(({} as Obj).polluted, undefined);
   t.equal(Object.getPrototypeOf({}), Object.prototype);
+
+  const odd = await post(app, '/controlplane/sync', syncRequest(world.parent, world.children.map(oddSecret), world.related.map(oddSecret)));
+  t.equal(odd.status, 200, 'odd keys in the pushed Secret: 200');
+  const source = world.children.find(pushed)!;
+  const push = odd.json.children.find((c: Obj) => c.kind === 'PushSecret');
+  t.equal(push.metadata.annotations['c5c3.io/source-sha256'], sourceDigest(oddSecret(source)), 'they are part of what ESO pushes: the PushSecret is asked to push them');
+  t.not(sourceDigest(oddSecret(source)), sourceDigest(source));
+  t.equal(({} as Obj).polluted, undefined);
 });
 
 t.test('SecretAggregate: a source with a __proto__ key is aggregated with it; a kept target keeps it; the capture keeps it', async (t) => {

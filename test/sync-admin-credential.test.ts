@@ -6,6 +6,8 @@ import { testServer, FIXED_NOW } from './support/server.js';
 import { clusterSecretStore, healthy, orcStatus, readyCondition, secret, type StatusOf } from './support/world.js';
 import { brownfieldCP, converge, conditionOf, managedCP, stageInput, step, sync, type World } from './support/sync.js';
 import { appCredential, find, names, sha256, withChild } from './support/korc.js';
+import { sourceDigest } from '../src/controlplane/eso-round-trip.js';
+import type { KubeObject } from '../src/k8s/observed.js';
 import { adminCredentialStage } from '../src/controlplane/stages/admin-credential.js';
 import type { Obj } from './support/shared.js';
 
@@ -77,8 +79,22 @@ t.test('WaitingForCloudsYamlSync (not WaitingForAppCredentialSecret) while the S
   const before = find(world.response.children, 'ExternalSecret', 'k-orc-clouds-yaml')!;
   t.same(es.metadata.annotations, before.metadata.annotations, 'force-sync not moved before the new document is in the Secret');
   const next = await step(app, res);
-  const stamped = find(next.response.children, 'ExternalSecret', 'k-orc-clouds-yaml')!;
-  t.equal(stamped.metadata.annotations['external-secrets.io/force-sync'], sha256(appCredential(next.response.children)['clouds.yaml']!), 'stamped once the Secret holds it and the PushSecret is Ready');
+  const secretNow = find(res.children, 'Secret', N.ac)!;
+  const push = find(next.response.children, 'PushSecret')!;
+  t.equal(push.metadata.annotations['c5c3.io/source-sha256'], sourceDigest(secretNow as KubeObject), 'the PushSecret is asked to push the Secret as observed');
+  t.not(push.metadata.annotations['c5c3.io/source-sha256'], find(world.response.children, 'PushSecret')!.metadata.annotations['c5c3.io/source-sha256'], 'a new digest: ESO pushes at once');
+  t.same(find(next.response.children, 'ExternalSecret', 'k-orc-clouds-yaml')!.metadata.annotations, before.metadata.annotations, 'force-sync not moved before the push is proven');
+  t.match(conditionOf(next.response.status, 'AdminCredentialReady'), { reason: 'WaitingForPushSecret', message: /is being asked to push the current content of Secret/ });
+
+  // ESO's status from the previous push (Ready/Synced, syncedResourceVersion of the old metadata) proves nothing.
+  const stalePush = withChild(next.children, 'PushSecret', (c) => ({ ...c, status: find(res.children, 'PushSecret')!.status }));
+  const stale = await sync(app, next.parent, stalePush, next.related);
+  t.same(find(stale.children, 'ExternalSecret', 'k-orc-clouds-yaml')!.metadata.annotations, before.metadata.annotations, 'Ready/Synced left from the previous push: no stamp');
+  t.match(conditionOf(stale.status, 'AdminCredentialReady'), { reason: 'WaitingForPushSecret', message: /has not pushed the current content of Secret controlplane-keystone-admin-app-credential yet/ });
+
+  const proven = await step(app, next);
+  const stamped = find(proven.response.children, 'ExternalSecret', 'k-orc-clouds-yaml')!;
+  t.equal(stamped.metadata.annotations['external-secrets.io/force-sync'], sha256(appCredential(proven.response.children)['clouds.yaml']!), 'stamped once the push of that document is proven');
 });
 
 t.test('the semantic compare: re-serialised but equal is accepted; stale waits; past 15 minutes is stuck', async (t) => {

@@ -6,7 +6,10 @@
 // log-like annotation) is replaced the same way. Everything the hooks derive from a secret is
 // rewritten to what they would derive from the placeholder: its base64, its SHA-256
 // (annotations), the 8-hex suffix of a mint name, and clouds.yaml documents (re-rendered with
-// placeholders inside). So a sanitised request replayed gives the sanitised response. A 64-hex
+// placeholders inside), the digest a PushSecret carries of its source Secret's data, and ESO's
+// `status.syncedResourceVersion` of a PushSecret or ExternalSecret that matched its metadata
+// (recomputed over the sanitised metadata). So a sanitised request replayed gives the sanitised
+// response. A 64-hex
 // string of unknown origin (a hash of a secret this payload does not hold, such as the password
 // hash on an AC a CredentialRotation relates) becomes `redacted-sha256-<16 hex of its HMAC>`;
 // strings that already start with `redacted-` are left alone, so sanitising is idempotent. JSON
@@ -16,6 +19,8 @@ import { stringify } from 'yaml';
 import { sha256Hex as sha256 } from '../k8s/secret.js';
 import { parseBounded } from '../k8s/json-depth.js';
 import { cloudAuthSecrets, cloudsDocument, IDENTIFIER_KEYS, isSecretObject, ValueReplacer } from './secret-values.js';
+import { sourceDigest } from '../controlplane/eso-round-trip.js';
+import { esoResourceVersion } from '../k8s/eso.js';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
@@ -52,6 +57,12 @@ export class Sanitizer {
   sanitize<T>(...values: T[]): T[] {
     const table = new Table();
     for (const v of values) this.learn(v, table, 0);
+    // A Secret's whole-data digest (a PushSecret's trigger): what it is of the sanitised data.
+    for (const secret of table.secretObjects) {
+      const data = secret.data as JsonObject;
+      const mapped = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' ? this.secretValue(v, true, table) : v]));
+      table.derived.set(sourceDigest(secret), sourceDigest({ data: mapped }));
+    }
     table.seal();
     return values.map((v) => this.rewrite(v, table, 0) as T);
   }
@@ -84,6 +95,7 @@ export class Sanitizer {
     }
     if (!isObject(value)) return;
     if (isSecretObject(value)) {
+      if (isObject(value.data)) table.secretObjects.push(value);
       for (const [field, decode] of [['data', true], ['stringData', false]] as const) {
         const map = value[field];
         if (!isObject(map)) continue;
@@ -99,7 +111,7 @@ export class Sanitizer {
     if (!isObject(value)) return value;
     const secret = isSecretObject(value);
     // fromEntries defines own properties: a key named __proto__ stays a key (never a prototype).
-    return Object.fromEntries(
+    const out = Object.fromEntries(
       Object.entries(value).map(([k, v]) => {
         if (secret && (k === 'data' || k === 'stringData') && isObject(v)) {
           const encoded = k === 'data';
@@ -108,6 +120,7 @@ export class Sanitizer {
         return [k, this.rewrite(v, table, embedded)];
       }),
     );
+    return syncedAsRewritten(value, out);
   }
 
   /** A Secret data value: its mapped form, or (never learnt) a placeholder all the same. */
@@ -131,8 +144,22 @@ export class Sanitizer {
   }
 }
 
+/**
+ * ESO's `status.syncedResourceVersion` hashes the object's annotations, which sanitising rewrites: one
+ * that matched the metadata is recomputed over the sanitised metadata, so it still matches (and a
+ * stale one, left as it is, still does not).
+ */
+function syncedAsRewritten(original: JsonObject, rewritten: JsonObject): JsonObject {
+  const status = rewritten.status;
+  if (typeof original.apiVersion !== 'string' || !original.apiVersion.startsWith('external-secrets.io/') || !isObject(status)) return rewritten;
+  if (!isObject(original.status) || original.status.syncedResourceVersion !== esoResourceVersion(original)) return rewritten;
+  return { ...rewritten, status: { ...status, syncedResourceVersion: esoResourceVersion(rewritten) } };
+}
+
 /** What one payload's secrets map to. */
 class Table {
+  /** Every Secret object with `data` the payload holds. */
+  readonly secretObjects: JsonObject[] = [];
   /** Secret value → replacement (inside Secret data only). */
   readonly exact = new Map<string, string>();
   /** Strings derived from a secret (base64, SHA-256) → the same derivation of the replacement. */

@@ -31,8 +31,18 @@ export const ANNOTATION = {
   rotationSequence: 'c5c3.io/rotation-sequence',
   /** On the superseded admin AC: when the published credential switched to its replacement. */
   supersededAt: 'c5c3.io/superseded-at',
-  /** On the clouds.yaml ExternalSecret: ESO re-syncs when this value changes. */
+  /**
+   * On the clouds.yaml ExternalSecret: ESO refreshes when any annotation changes; the value is the
+   * SHA-256 hex of the document on its way (docs/architecture.md §3.5).
+   */
   forceSync: 'external-secrets.io/force-sync',
+  /** On the clouds.yaml ExternalSecret: how many forced refreshes of the same document followed the first. */
+  forceSyncAttempt: 'c5c3.io/force-sync-attempt',
+  /**
+   * On a PushSecret: SHA-256 hex of its source Secret's data as observed, so ESO (which does not
+   * watch the source) pushes as soon as the Secret holds new content (docs/architecture.md §3.5).
+   */
+  sourceSha256: 'c5c3.io/source-sha256',
 } as const;
 
 /** The OpenStack identities the K-ORC imports and the password cloud use. */

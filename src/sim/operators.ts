@@ -6,6 +6,7 @@
 import { parse } from 'yaml';
 import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
+import { ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
@@ -31,8 +32,6 @@ export interface World {
   openstack: OpenStack;
   /** Objects (`Kind/name`) whose operator reports them down. */
   down: Set<string>;
-  /** ESO bookkeeping per ExternalSecret uid: what it last synced and when. */
-  eso: Map<string, { fingerprint: string; at: number }>;
   /** Things worth a line in the timeline. */
   notes: { by: string; text: string }[];
   /**
@@ -49,7 +48,6 @@ export function newWorld(cluster: Cluster): World {
     openbao: new Map(),
     openstack: { adminPassword: undefined, applicationCredentials: new Map(), mints: [], revoked: [], catalog: new Map(), counters: new Map() },
     down: new Set(),
-    eso: new Map(),
     notes: [],
     keystoneImagesNeverReady: new Set(),
   };
@@ -94,10 +92,38 @@ function infrastructure(w: World): void {
   }
 }
 
-function externalSecrets(w: World): void {
-  const now = w.cluster.now();
+/** RFC 3339 at one-second resolution, as ESO's metav1.Time serialises (ms since the epoch → text). */
+const esoTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** A timestamp ESO wrote, in ms; NaN when absent. */
+const timeOf = (text: unknown) => (typeof text === 'string' ? Date.parse(text) : NaN);
+
+/**
+ * ESO's ExternalSecret controller (Periodic refresh policy; external-secrets v0.16.2
+ * `shouldRefreshPeriodic`, `isSecretValid`, `markAsDone`): a refresh when the object's metadata
+ * changed since the last one (`status.syncedResourceVersion`), when `refreshInterval` passed since
+ * `status.refreshTime` (or that time is in the future), or when the target Secret is missing or was
+ * edited (its data-hash annotation). A refresh writes the target only when its content changes,
+ * and always `refreshTime`, `syncedResourceVersion` and Ready/SecretSynced. A failed read leaves both
+ * fields as they were, so the refresh stays owed.
+ */
+function externalSecretPass(w: World): void {
+  const now = w.cluster.now().getTime();
   const store = w.cluster.list((o) => o.kind === 'ClusterSecretStore');
   for (const es of w.cluster.list((o) => o.kind === 'ExternalSecret' && live(o))) {
+    const rv = esoResourceVersion(es);
+    const interval = durationSeconds(es.spec.refreshInterval ?? '1h') * 1000;
+    const synced = es.status?.syncedResourceVersion as string | undefined;
+    const refreshed = timeOf(es.status?.refreshTime);
+    const targetName = es.spec.target?.name ?? es.metadata.name;
+    const ref = { apiVersion: 'v1', kind: 'Secret', namespace: es.metadata.namespace, name: targetName };
+    const existing = w.cluster.get(ref);
+    const valid =
+      existing !== undefined &&
+      existing.metadata.labels?.[ESO_TARGET.managedLabel] === 'true' &&
+      existing.metadata.annotations?.[ESO_TARGET.dataHashAnnotation] === esoDataHash(existing.data);
+    const refresh = interval <= 0 && synced ? false : synced !== rv || Number.isNaN(refreshed) || refreshed > now || refreshed + interval < now;
+    if (!refresh && valid) continue;
     const storeReady = isReady(store.find((s) => s.metadata.name === es.spec.secretStoreRef?.name));
     const values: Record<string, string> = {};
     const missing: string[] = [];
@@ -107,33 +133,66 @@ function externalSecrets(w: World): void {
       else values[d.secretKey] = value;
     }
     if (!storeReady || missing.length > 0) {
-      setReady(w, es, 'external-secrets', false, 'SecretSyncedError', storeReady ? `could not get secret data from provider: ${missing.join(', ')}` : 'SecretStore is not ready');
+      const message = storeReady ? `could not get secret data from provider: ${missing.join(', ')}` : 'SecretStore is not ready';
+      w.cluster.updateStatus(refOf(es), { ...(es.status ?? {}), conditions: [condition(es.status, 'Ready', false, 'SecretSyncedError', message, w.cluster.now())] }, 'external-secrets');
       continue;
     }
-    const target = es.spec.target?.name ?? es.metadata.name;
-    const ref = { apiVersion: 'v1', kind: 'Secret', namespace: es.metadata.namespace, name: target };
-    const fingerprint = JSON.stringify([es.metadata.generation, es.metadata.annotations ?? {}]);
-    const last = w.eso.get(es.metadata.uid);
-    const due = !last || last.fingerprint !== fingerprint || now.getTime() - last.at >= durationSeconds(es.spec.refreshInterval ?? '1h') * 1000 || !w.cluster.get(ref);
-    if (!due) continue;
     const data = Object.fromEntries(Object.keys(values).sort().map((k) => [k, b64(values[k]!)]));
-    const existing = w.cluster.get(ref);
     const owner = { apiVersion: es.apiVersion, kind: es.kind, name: es.metadata.name, uid: es.metadata.uid, controller: true, blockOwnerDeletion: true };
-    const secret = { ...(existing ?? {}), apiVersion: 'v1', kind: 'Secret', metadata: { ...(existing?.metadata ?? {}), name: target, namespace: es.metadata.namespace, ownerReferences: [owner] }, type: 'Opaque', data };
-    if (existing ? w.cluster.update(secret, 'external-secrets') : w.cluster.create(secret, 'external-secrets')) {
-      w.notes.push({ by: 'external-secrets', text: `materialised Secret ${target} from OpenBao` });
+    const metadata = {
+      ...(existing?.metadata ?? {}),
+      name: targetName,
+      namespace: es.metadata.namespace,
+      labels: { ...(existing?.metadata.labels ?? {}), [ESO_TARGET.managedLabel]: 'true' },
+      annotations: { ...(existing?.metadata.annotations ?? {}), [ESO_TARGET.dataHashAnnotation]: esoDataHash(data) },
+      ownerReferences: [owner],
+    };
+    const secret = { ...(existing ?? {}), apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', data };
+    const same = existing && JSON.stringify([existing.data ?? {}, existing.metadata.labels, existing.metadata.annotations, existing.metadata.ownerReferences]) === JSON.stringify([data, metadata.labels, metadata.annotations, metadata.ownerReferences]);
+    if (!same && (existing ? w.cluster.update(secret, 'external-secrets') : w.cluster.create(secret, 'external-secrets'))) {
+      w.notes.push({ by: 'external-secrets', text: `materialised Secret ${targetName} from OpenBao` });
     }
-    w.eso.set(es.metadata.uid, { fingerprint, at: now.getTime() });
-    setReady(w, es, 'external-secrets', true, 'SecretSynced', 'secret synced');
+    w.cluster.updateStatus(
+      refOf(es),
+      {
+        ...(es.status ?? {}),
+        refreshTime: esoTime(now),
+        syncedResourceVersion: rv,
+        binding: { name: targetName },
+        conditions: [condition(es.status, 'Ready', true, ESO_REASON.refreshed, 'secret synced', w.cluster.now())],
+      },
+      'external-secrets',
+    );
   }
+}
+
+/**
+ * ESO's PushSecret controller (v0.16.2 `shouldRefresh`, `resolveSecrets`, `markAsDone`; the Vault
+ * provider's push): it does NOT watch the source Secret. It pushes when the PushSecret's own
+ * metadata changed since the last push (`status.syncedResourceVersion`), or once `refreshInterval`
+ * (1h) passed since `status.refreshTime`; it then reads the Secret live and writes OpenBao only
+ * when the content differs. Ready/Synced is the result of the last push and stays as it is
+ * between pushes; a failure leaves `refreshTime` and `syncedResourceVersion` as they were.
+ */
+function pushSecretPass(w: World): void {
+  const now = w.cluster.now().getTime();
   for (const ps of w.cluster.list((o) => o.kind === 'PushSecret' && live(o))) {
+    const rv = esoResourceVersion(ps);
+    const interval = durationSeconds(ps.spec.refreshInterval ?? '1h') * 1000;
+    const synced = ps.status?.syncedResourceVersion as string | undefined;
+    const refreshed = timeOf(ps.status?.refreshTime);
+    const due = synced !== rv || (interval > 0 ? Number.isNaN(refreshed) || refreshed + interval < now : !synced);
+    if (!due) continue;
     const name = ps.spec.selector?.secret?.name;
     const source = w.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: ps.metadata.namespace, name });
+    const fail = (message: string) =>
+      w.cluster.updateStatus(refOf(ps), { ...(ps.status ?? {}), conditions: [condition(ps.status, 'Ready', false, 'Errored', message, w.cluster.now())] }, 'external-secrets');
     if (!source) {
-      setReady(w, ps, 'external-secrets', false, 'Errored', `source Secret ${name} not found`);
+      fail('could not get source secret');
       continue;
     }
     const decoded = Object.fromEntries(Object.entries(source.data ?? {}).map(([k, v]) => [k, unb64(v as string)]));
+    const entries: Record<string, Obj> = {};
     for (const d of ps.spec.data ?? []) {
       const path = d.match.remoteRef.remoteKey;
       const value = d.match.secretKey ? { [d.match.remoteRef.property ?? d.match.secretKey]: decoded[d.match.secretKey]! } : decoded;
@@ -141,9 +200,31 @@ function externalSecrets(w: World): void {
         w.openbao.set(path, value);
         w.notes.push({ by: 'external-secrets', text: `pushed Secret ${name} to OpenBao ${path}` });
       }
+      entries[d.match.remoteRef.property ? `${path}/${d.match.remoteRef.property}` : path] = d;
     }
-    setReady(w, ps, 'external-secrets', true, 'Synced', 'PushSecret synced');
+    const stores = (ps.spec.secretStoreRefs ?? []).map((r: Obj) => `${r.kind ?? 'SecretStore'}/${r.name}`);
+    w.cluster.updateStatus(
+      refOf(ps),
+      {
+        ...(ps.status ?? {}),
+        refreshTime: esoTime(now),
+        syncedResourceVersion: rv,
+        syncedPushSecrets: Object.fromEntries(stores.map((k: string) => [k, entries])),
+        conditions: [condition(ps.status, 'Ready', true, ESO_REASON.pushed, 'PushSecret synced successfully', w.cluster.now())],
+      },
+      'external-secrets',
+    );
   }
+}
+
+/**
+ * ESO's two controllers run independently; nothing orders a push before a refresh. The model runs
+ * the refreshes first, the order that exposes a hook which forces a refresh before the push it
+ * depends on is proven.
+ */
+function externalSecrets(w: World): void {
+  externalSecretPass(w);
+  pushSecretPass(w);
 }
 
 function keystones(w: World): void {
@@ -303,9 +384,11 @@ export function runOperators(w: World): void {
 
 /**
  * A refresh that would write what the target Secret already holds changes nothing the hooks or
- * the operators can observe, so the clock need not stop for it (long scenarios such as
- * `scheduled` would otherwise spend a round per refreshInterval). It still happens in the next
- * round that runs after it is due.
+ * the operators can observe but the ExternalSecret's refreshTime, so the clock need not stop for it
+ * (long scenarios such as `scheduled` would otherwise spend a round per refreshInterval). It still
+ * happens in the next round that runs after it is due. PushSecrets' hourly re-pushes are left out
+ * likewise: they push what OpenBao holds unless the hooks moved the PushSecret, which they do at
+ * once.
  */
 function refreshIsNoOp(w: World, es: Obj): boolean {
   const target = w.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: es.metadata.namespace, name: es.spec.target?.name ?? es.metadata.name });
@@ -322,7 +405,7 @@ function refreshIsNoOp(w: World, es: Obj): boolean {
 /** When ESO next refreshes an ExternalSecret on its own (ms since epoch), if any is synced. */
 export function nextRefresh(w: World): number | undefined {
   const times = w.cluster
-    .list((o) => o.kind === 'ExternalSecret' && live(o) && w.eso.has(o.metadata.uid) && !refreshIsNoOp(w, o))
-    .map((o) => w.eso.get(o.metadata.uid)!.at + durationSeconds(o.spec.refreshInterval ?? '1h') * 1000);
+    .list((o) => o.kind === 'ExternalSecret' && live(o) && !Number.isNaN(timeOf(o.status?.refreshTime)) && !refreshIsNoOp(w, o))
+    .map((o) => timeOf(o.status.refreshTime) + durationSeconds(o.spec.refreshInterval ?? '1h') * 1000 + 1000);
   return times.length > 0 ? Math.min(...times) : undefined;
 }

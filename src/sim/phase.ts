@@ -14,6 +14,8 @@ export interface PhaseContext {
   records: RoundRecord[];
   /** What a phase recorded when it acted, to compare with at the end. */
   before?: string;
+  /** Since when (simulated ms) K-ORC cannot authenticate with the materialised clouds.yaml (korcAuthGap). */
+  unauthenticatedSince?: number;
 }
 
 export interface Phase {

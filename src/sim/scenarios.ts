@@ -3,7 +3,7 @@
 // Keystone removed before the K-ORC objects that need it).
 import { isManagedDatabase, effectiveAdminPasswordRef } from '../controlplane/spec.js';
 import { childNames, remoteKeys } from '../controlplane/names.js';
-import { b64 } from './operators.js';
+import { authenticate, b64 } from './operators.js';
 import type { ObjectRef } from './cluster.js';
 import type { RoundRecord, Simulation } from './simulation.js';
 import { adminCredentialId, conditionOf, controlPlaneReady, isTrue, type Phase, type PhaseContext } from './phase.js';
@@ -15,6 +15,35 @@ import { UPGRADE_PHASES } from './upgrade-phases.js';
 import { SCHEDULED_PHASES } from './scheduled-phases.js';
 
 const mints = (ctx: PhaseContext) => ctx.sim.world.openstack.mints.length - ctx.startMints;
+
+/**
+ * The longest K-ORC may be left with a materialised clouds.yaml that does not authenticate, once it
+ * did (issue 30: after a re-mint the new credential reaches it in seconds, never at ESO's hourly
+ * timers). Simulated seconds.
+ */
+export const KORC_AUTH_GAP_SECONDS = 60;
+
+/** Why K-ORC cannot authenticate with the ControlPlane's materialised clouds.yaml now (undefined: it can). */
+function korcAuthError(ctx: PhaseContext): string | undefined {
+  const cp = ctx.sim.get(ctx.cp);
+  const ref = cp?.spec?.korc?.adminCredential?.cloudCredentialsRef ?? {};
+  return authenticate(ctx.sim.world, { metadata: { namespace: ctx.cp.namespace }, spec: { cloudCredentialsRef: { secretName: ref.secretName ?? 'k-orc-clouds-yaml', cloudName: ref.cloudName ?? 'admin' } } });
+}
+
+/** A phase watch: problems once K-ORC has been unable to authenticate for longer than the bound. */
+export function korcAuthGap(ctx: PhaseContext): string[] {
+  const error = korcAuthError(ctx);
+  const now = ctx.sim.now.getTime();
+  if (error === undefined) {
+    ctx.unauthenticatedSince = undefined;
+    return [];
+  }
+  ctx.unauthenticatedSince ??= now;
+  const gap = (now - ctx.unauthenticatedSince) / 1000;
+  return gap > KORC_AUTH_GAP_SECONDS ? [`K-ORC could not authenticate with the materialised clouds.yaml for more than ${KORC_AUTH_GAP_SECONDS} s (${error})`] : [];
+}
+
+const korcAuthenticates = (ctx: PhaseContext) => korcAuthError(ctx) === undefined;
 
 const INFRASTRUCTURE_KINDS = new Set(['MariaDB', 'Memcached', 'Keystone']);
 const KORC_KINDS = new Set(['ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint']);
@@ -50,8 +79,9 @@ export const PHASES: Record<string, Phase> = {
         ctx.sim.cluster.update({ ...secret, data: { ...secret.data, [ref.key]: b64(password) } }, 'user');
       }
     },
-    done: (ctx) => controlPlaneReady(ctx) && adminCredentialId(ctx) !== ctx.startId && ctx.sim.world.openstack.adminPassword === ctx.sim.adminPassword,
+    done: (ctx) => controlPlaneReady(ctx) && adminCredentialId(ctx) !== ctx.startId && ctx.sim.world.openstack.adminPassword === ctx.sim.adminPassword && korcAuthenticates(ctx),
     verify: (ctx) => exactlyMints(ctx, 1),
+    watch: korcAuthGap,
   },
   remint: {
     name: 'remint',
@@ -62,8 +92,10 @@ export const PHASES: Record<string, Phase> = {
     done: (ctx) =>
       controlPlaneReady(ctx) &&
       adminCredentialId(ctx) !== ctx.startId &&
-      isTrue(ctx.sim.get({ apiVersion: 'c5c3.io/v1alpha1', kind: 'CredentialRotation', namespace: ctx.cp.namespace, name: `rotate-${ctx.cp.name}-admin` }), 'RotationComplete'),
+      isTrue(ctx.sim.get({ apiVersion: 'c5c3.io/v1alpha1', kind: 'CredentialRotation', namespace: ctx.cp.namespace, name: `rotate-${ctx.cp.name}-admin` }), 'RotationComplete') &&
+      korcAuthenticates(ctx),
     verify: (ctx) => exactlyMints(ctx, 1),
+    watch: korcAuthGap,
   },
   outage: {
     name: 'outage',

@@ -4,6 +4,7 @@
 // ControlPlane: the admin-password Secret and the OpenBao round trip of the clouds.yaml.
 import { CONTROLPLANE_CHILD_KINDS, GVK, type KindInfo } from '../../src/k8s/kinds.js';
 import { LAST_APPLIED_ANNOTATION } from '../../src/k8s/observed.js';
+import { esoResourceVersion, ESO_REASON } from '../../src/k8s/eso.js';
 import type { Obj } from './shared.js';
 
 export const CONTROLLER_UID_LABEL = 'controller-uid';
@@ -90,10 +91,26 @@ export function applyResponse(children: Obj[], parent: Obj, statusOf: StatusOf, 
     const before = previous.find((p) => sameObject(p, c));
     if (before?.metadata.deletionTimestamp) return before; // never updated while Terminating
     const live = applied(c, parent, undefined, before);
-    live.status = statusOf(c, live.metadata.generation) ?? before?.status;
+    // A status from statusOf is the operator acting on this object (ESO pushing or refreshing it);
+    // none keeps the one it had.
+    const fresh = statusOf(c, live.metadata.generation);
+    live.status = fresh !== undefined ? esoStatus(live, fresh) : before?.status;
     if (live.status === undefined) delete live.status;
     return live;
   });
+}
+
+/**
+ * A Ready PushSecret or ExternalSecret as ESO leaves it right after a successful push or refresh
+ * of the object as applied (src/k8s/eso.ts): its success reason, `syncedResourceVersion` of the
+ * live metadata, `refreshTime`. Other statuses as given.
+ */
+function esoStatus(live: Obj, status: Obj | undefined): Obj | undefined {
+  const reason = live.kind === 'PushSecret' ? ESO_REASON.pushed : live.kind === 'ExternalSecret' ? ESO_REASON.refreshed : undefined;
+  if (!reason || !isReadyObj({ status })) return status;
+  const conditions = (status!.conditions as Obj[]).map((c) => (c.type === 'Ready' ? { ...c, reason } : c));
+  // Refreshed at the tests' clock (FIXED_NOW): no forced refresh is due yet.
+  return { ...status, conditions, refreshTime: '2026-11-21T12:00:00Z', syncedResourceVersion: esoResourceVersion(live) };
 }
 
 export const clusterSecretStore = (ready = true): Obj => ({

@@ -102,3 +102,28 @@ function readNow(document: string, cloudName: string): ParsedCloud {
   if (typeof id !== 'string' || typeof secret !== 'string') return { kind: 'no-credential' };
   return { kind: 'credential', auth: Object.freeze({ id, secret }) };
 }
+
+/** A document's content as canonical JSON (maps sorted), or undefined when it is not YAML. */
+function canonicalOf(document: string): string | undefined {
+  try {
+    return JSON.stringify(sortDeep(parse(document)));
+  } catch {
+    return undefined;
+  }
+}
+
+function sortDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortDeep);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortDeep(value[k])]));
+}
+
+/**
+ * Two clouds.yaml documents say the same (parsed: key order, quoting, a trailing newline do not
+ * count). Parsed only when the bytes differ, which ESO's copy never makes them.
+ */
+export function sameYaml(a: string, b: string): boolean {
+  if (a === b) return true;
+  const ca = canonicalOf(a);
+  return ca !== undefined && ca === canonicalOf(b);
+}

@@ -12,7 +12,7 @@ import { secretStoreReady } from '../external-secret.js';
 import { CLUSTER_SECRET_STORE, childNames } from '../names.js';
 import { complete, gate, waiting, type Stage, type StageResult } from '../stage.js';
 import { applicationCredentialCloud, cloudTarget, readApplicationCredential } from '../credential/clouds-yaml.js';
-import { CLOUDS_YAML_KEY } from '../credential/round-trip.js';
+import { CLOUDS_YAML_KEY, adminRoundTrip } from '../credential/round-trip.js';
 import { publishedCredential } from '../credential/slots.js';
 import { invalidSpec } from './invalid-spec.js';
 
@@ -46,8 +46,11 @@ export const adminCredentialStage: Stage = {
     const value = published.value;
     if (!value) return wait(REASON.WaitingForAppCredentialSecret, `Secret ${published.name} holds no application-credential secret yet`);
 
-    const push = children.get(GVK.PushSecret, cp.namespace, names.adminAppCredentialBackup);
-    if (!isReady(push)) return wait(REASON.WaitingForPushSecret, notReadyDetail(`PushSecret ${names.adminAppCredentialBackup}`, push));
+    // The round trip of the application-credential cloud (credential/round-trip.ts): the push of
+    // the Secret as observed is proven, then the ExternalSecret read back is forced and acknowledged.
+    const document = applicationCredentialCloud(cloudTarget(input, cloudName), id, value);
+    const trip = adminRoundTrip(input, document, secretName);
+    if (secretString(secret, CLOUDS_YAML_KEY) === document && !trip.push.done) return wait(REASON.WaitingForPushSecret, trip.push.detail);
     const es = children.get(GVK.ExternalSecret, cp.namespace, secretName);
     if (!isReady(es)) return wait(REASON.WaitingForCloudsYaml, notReadyDetail(`ExternalSecret ${secretName}`, es));
 
@@ -61,7 +64,7 @@ export const adminCredentialStage: Stage = {
       }
       return wait(REASON.WaitingForCloudsYamlSync, why);
     };
-    if (secretString(secret, CLOUDS_YAML_KEY) !== applicationCredentialCloud(cloudTarget(input, cloudName), id, value)) {
+    if (secretString(secret, CLOUDS_YAML_KEY) !== document) {
       return syncing(`Secret ${names.adminAppCredential} is being given the clouds.yaml of credential ${id}`);
     }
     const materialised = secretString(related.get(GVK.Secret, cp.namespace, secretName), CLOUDS_YAML_KEY);
@@ -73,7 +76,7 @@ export const adminCredentialStage: Stage = {
           : parsed?.kind === 'unparsable'
             ? `Secret ${secretName}: key ${CLOUDS_YAML_KEY} is not a clouds.yaml document yet`
             : `Secret ${secretName} does not authenticate with credential ${id} yet`;
-      return syncing(why);
+      return syncing(trip.refresh.detail ? `${why} (${trip.refresh.detail})` : why);
     }
     return {
       condition: { status: 'True', reason: REASON.AdminCredentialReady, message: `Credential ${id} committed to OpenBao and materialised in Secret ${secretName}` },

@@ -20,9 +20,9 @@ import {
   CLOUDS_YAML_KEY,
   VALUE_KEY,
   appCredentialSecret,
+  adminRoundTrip,
   backupPushSecret,
   cloudsYamlExternalSecret,
-  forceSyncValue,
   ownedSecret,
 } from '../credential/round-trip.js';
 import { formatRequests, rotationRequests, type LatchedRequest } from '../credential/rotation-requests.js';
@@ -182,7 +182,6 @@ export const korcStage: Stage = {
     const creds = adminCredentials(cp, children);
     const slot = creds.published ?? creds.terminating[0] ?? creds.slots[0];
     const live = slot.ac;
-    const observedSecret = children.get(GVK.Secret, cp.namespace, names.adminAppCredential);
     const facts: MintFacts = {
       live,
       observedValue: slotValue(slot),
@@ -212,19 +211,15 @@ export const korcStage: Stage = {
 
     const published = rotation?.switchTo ?? (d.id ? { id: d.id, value: d.value } : undefined);
     const cloudsYaml = published ? applicationCredentialCloud(target, published.id, published.value) : pwCloud;
-    const forceSync = forceSyncValue({
-      document: cloudsYaml,
-      observedSecret,
-      observedPushSecret: children.get(GVK.PushSecret, cp.namespace, names.adminAppCredentialBackup),
-      observedExternalSecret: children.get(GVK.ExternalSecret, cp.namespace, k.secretName),
-    });
+    // The round trip of this document through OpenBao (credential/round-trip.ts, docs/architecture.md §3.5).
+    const trip = adminRoundTrip(input, cloudsYaml, k.secretName);
     const slotSecrets = slotSecretValues(creds, slot, d, rotation, () => input.random(SECRET_BYTES).toString('base64url'));
     const desired: KubeObject[] = [
       ownedSecret(cp, names.adminPasswordCloud, { [CLOUDS_YAML_KEY]: pwCloud }),
       ...adminImports(cp, { cloudName: k.cloudName, secretName: k.secretName }),
       appCredentialSecret(cp, slotSecrets[0].value, cloudsYaml, slotSecrets[0].mintedSecretHash),
-      backupPushSecret(cp),
-      cloudsYamlExternalSecret(cp, k.secretName, forceSync),
+      backupPushSecret(cp, trip.pushAnnotations),
+      cloudsYamlExternalSecret(cp, k.secretName, trip.refresh.annotations),
     ];
     if (slotSecrets[1]) desired.push(slotSecret(cp, creds.slots[1].name, slotSecrets[1].value, slotSecrets[1].mintedSecretHash));
     // The rotation's version of the decided AC (the switch stamps superseded-at) replaces it.
