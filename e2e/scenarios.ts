@@ -12,6 +12,8 @@ import { effectiveAdminPasswordRef, isManagedDatabase } from '../src/controlplan
 import type { Harness } from './harness.js';
 import type { Kube, Ref } from './kube.js';
 import type { StandIns } from './standins.js';
+import type { OpenBao } from './openbao.js';
+import { KeystoneApi, type Keystones } from './keystone.js';
 import { captureFiles, LogView, type Recorder } from './recorder.js';
 import { BROWNFIELD as HOOKS_BROWNFIELD, replayCaptured } from '../src/cli/hook-payloads.js';
 import type { CapturedCall } from '../src/capture/capture.js';
@@ -21,6 +23,10 @@ export interface Ctx {
   h: Harness;
   kube: Kube;
   ops: StandIns;
+  /** The real OpenBao ESO reads and writes. */
+  bao: OpenBao;
+  /** The real Keystones of REAL_OPENSTACK_NS (K-ORC runs for real there). */
+  keystones: Keystones;
   rec: Recorder;
   mc: LogView;
   svc: LogView;
@@ -101,8 +107,8 @@ async function createControlPlane(ctx: Ctx, input: Obj, adminPasswordOverride?: 
   const keys = remoteKeys(ns, input.metadata.name);
   const dbPassword = secretValue();
   const adminPassword = adminPasswordOverride ?? secretValue();
-  ctx.ops.world.openbao.set(keys.db, { username: 'keystone', password: dbPassword });
-  ctx.ops.world.openbao.set(keys.adminPassword, { password: adminPassword });
+  await ctx.bao.put(keys.db, { username: 'keystone', password: dbPassword });
+  await ctx.bao.put(keys.adminPassword, { password: adminPassword });
   if (!isManagedDatabase(input.spec)) {
     const db = input.spec.infrastructure.database.secretRef;
     const admin = effectiveAdminPasswordRef(input.spec, input.metadata.name);
@@ -158,8 +164,52 @@ const childLabel = (l: Obj) => {
 const mints = (ctx: Ctx) => ctx.ops.world.openstack.mints.length;
 const liveCredentialsOf = (ctx: Ctx, cp: string) => [...ctx.ops.world.openstack.applicationCredentials.entries()].filter(([, ac]) => ac.name.startsWith(`${cp}-admin-app-credential`));
 
+/** How long after a new admin credential is Available K-ORC's materialised Secret may still lack it (issue 30). */
+const NEW_CREDENTIAL_BOUND_SECONDS = 60;
+
+/**
+ * Waits for a new admin application credential (an id other than `previousId`) to be Available
+ * and then for the materialised clouds.yaml Secret K-ORC reads to authenticate with it (its id and
+ * the app-credential Secret's `value`), through the real PushSecret → OpenBao → ExternalSecret chain.
+ * Returns the id and the seconds between the two, checked against the bound.
+ */
+async function newCredentialReachesKorc(ctx: Ctx, namespace: string, cp: string, previousId: string | undefined, timeoutMs: number): Promise<{ id: string; seconds: number }> {
+  const names = childNames(cp);
+  const acRef: Ref = { apiVersion: GVK.ApplicationCredential.apiVersion, kind: 'ApplicationCredential', namespace, name: names.adminAppCredential };
+  let available: { id: string; at: number } | undefined;
+  const reached = await waitUntil(
+    `a new admin credential reaches Secret k-orc-clouds-yaml`,
+    async () => {
+      const ac = await ctx.kube.get(acRef);
+      const id: string | undefined = ac?.status?.id;
+      const isAvailable = condition(ac, 'Available')?.status === 'True' && !ac?.metadata?.deletionTimestamp;
+      if (!available && id && id !== previousId && isAvailable) available = { id, at: Date.now() };
+      if (!available) return undefined;
+      const value = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: names.adminAppCredential }))?.data?.value;
+      const doc = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'k-orc-clouds-yaml' }))?.data?.['clouds.yaml'];
+      if (!value || !doc) return undefined;
+      const auth = Object.values((parse(unb64(doc)) as Obj)?.clouds ?? {})[0] as Obj | undefined;
+      return auth?.auth?.application_credential_id === available.id && auth?.auth?.application_credential_secret === unb64(value) ? Date.now() : undefined;
+    },
+    timeoutMs,
+    ctx,
+    250,
+  );
+  const seconds = (reached - available!.at) / 1000;
+  console.log(`    k-orc-clouds-yaml: new credential after ${seconds.toFixed(1)} s (credential ${available!.id} Available, then materialised through the real PushSecret, OpenBao and ExternalSecret)`);
+  check(seconds <= NEW_CREDENTIAL_BOUND_SECONDS, `the new credential reached k-orc-clouds-yaml ${seconds.toFixed(1)} s after it was Available (bound ${NEW_CREDENTIAL_BOUND_SECONDS} s)`);
+  return { id: available!.id, seconds };
+}
+
+/** What an operator does to make ESO re-read OpenBao now: a new value of any annotation of the ExternalSecret. */
+async function forceRefresh(ctx: Ctx, namespace: string, name: string): Promise<void> {
+  await ctx.kube.mergePatch({ apiVersion: GVK.ExternalSecret.apiVersion, kind: 'ExternalSecret', namespace, name }, { metadata: { annotations: { 'e2e.c5c3.io/refresh': String(Date.now()) } } });
+}
+
 // ------------------------------------------------------------------------------------------------
 const MANAGED_NS = 'openstack';
+/** The namespace where K-ORC and Keystone run for real (scenario 16). */
+export const REAL_OPENSTACK_NS = 'openstack-real';
 let managed: Obj = {};
 let managedUid = '';
 const MANAGED_NAME = () => managed.metadata.name as string;
@@ -181,7 +231,8 @@ export function scenarios(shared: string): Scenario[] {
         managed = example;
         const created = await createControlPlane(ctx, example);
         managedUid = created.metadata.uid;
-        const cp = await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 240_000, (o) => !!o.status?.adminApplicationCredential?.id);
+        await newCredentialReachesKorc(ctx, MANAGED_NS, MANAGED_NAME(), undefined, 240_000);
+        const cp = await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 120_000, (o) => !!o.status?.adminApplicationCredential?.id);
         await ctx.ops.settle();
         check(mints(ctx) - startMints === 1, `expected exactly 1 mint, saw ${mints(ctx) - startMints}`);
         const children = await childrenOf(ctx, MANAGED_NS, managedUid);
@@ -203,11 +254,12 @@ export function scenarios(shared: string): Scenario[] {
         const startId = before.status.adminApplicationCredential.id;
         const startMints = mints(ctx);
         const password = secretValue();
-        ctx.ops.world.openbao.set(remoteKeys(MANAGED_NS, MANAGED_NAME()).adminPassword, { password });
-        // ESO refreshes every hour (refreshInterval 1h); the stand-in's refresh is brought forward,
-        // as the simulator jumps its clock.
-        ctx.ops.world.eso.clear();
-        await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 180_000, (o) => o.status?.adminApplicationCredential?.id !== startId && ctx.ops.world.openstack.adminPassword === password);
+        await ctx.bao.put(remoteKeys(MANAGED_NS, MANAGED_NAME()).adminPassword, { password });
+        // ESO reads OpenBao hourly (refreshInterval 1h); the operator who rotated the password asks
+        // for the refresh now, as ESO's documentation says (a new annotation value).
+        await forceRefresh(ctx, MANAGED_NS, childNames(MANAGED_NAME()).adminPassword);
+        await newCredentialReachesKorc(ctx, MANAGED_NS, MANAGED_NAME(), startId, 180_000);
+        await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 120_000, (o) => o.status?.adminApplicationCredential?.id !== startId && ctx.ops.world.openstack.adminPassword === password);
         await sleep(5000);
         await ctx.ops.settle();
         check(mints(ctx) - startMints === 1, `expected exactly 1 re-mint, saw ${mints(ctx) - startMints}`);
@@ -226,6 +278,7 @@ export function scenarios(shared: string): Scenario[] {
         const cr = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', metadata: { name: example.metadata?.name ?? 'rotate-admin', namespace: MANAGED_NS }, spec: example.spec };
         await ctx.kube.create(cr);
         const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: MANAGED_NS, name: cr.metadata.name };
+        await newCredentialReachesKorc(ctx, MANAGED_NS, MANAGED_NAME(), startId, 180_000);
         let last: Obj | undefined;
         await waitUntil(
           'CredentialRotation RotationComplete=True',
@@ -338,7 +391,7 @@ export function scenarios(shared: string): Scenario[] {
     },
     {
       id: 10,
-      title: 'idle converged ControlPlane for 60 s: a handful of hook calls, zero child updates',
+      title: 'idle converged ControlPlane for 60 s: a handful of hook calls, zero child updates, no PushSecret or ExternalSecret touched',
       needs: [1],
       async run(ctx) {
         await waitReady(ctx, cpRef(MANAGED_NS, MANAGED_NAME()), 60_000);
@@ -357,7 +410,9 @@ export function scenarios(shared: string): Scenario[] {
         const creates = mcVerbs(ctx, mark, 'Creating');
         const deletes = mcVerbs(ctx, mark, 'Deleting child');
         const writes = ctx.rec.since(eventsFrom, (e) => e.namespace === MANAGED_NS && e.type !== 'MODIFIED');
-        const summary = `${calls.length} hook calls (${[...byHook].map(([k, v]) => `${k} ${v}`).join(', ')}); Metacontroller: ${updates.length} Updating, ${creates.length} Creating, ${deletes.length} Deleting child`;
+        // Any change of a PushSecret or ExternalSecret (metadata or ESO's status) makes ESO push or refresh again.
+        const esoObjects = ctx.rec.since(eventsFrom, (e) => e.namespace === MANAGED_NS && (e.kind === 'PushSecret' || e.kind === 'ExternalSecret'));
+        const summary = `${calls.length} hook calls (${[...byHook].map(([k, v]) => `${k} ${v}`).join(', ')}); Metacontroller: ${updates.length} Updating, ${creates.length} Creating, ${deletes.length} Deleting child; PushSecret/ExternalSecret updates: ${esoObjects.length}`;
         console.log(`    ${summary}`);
         const updated = [...new Set(updates.map(childLabel))].sort();
         if (updated.length > 0) console.log(`    updated children: ${updated.join(', ')}`);
@@ -365,6 +420,7 @@ export function scenarios(shared: string): Scenario[] {
         if (calls.length > 12) problems.push(`${calls.length} hook calls in 60 s (more than a handful)`);
         if (updates.length + creates.length + deletes.length > 0) problems.push(`${updates.length + creates.length + deletes.length} child writes in Metacontroller's log`);
         if (writes.length > 0) problems.push(`objects created/deleted: ${writes.map((e) => `${e.kind}/${e.name}`).join(', ')}`);
+        if (esoObjects.length > 0) problems.push(`PushSecret/ExternalSecret updated while idle: ${[...new Set(esoObjects.map((e) => `${e.kind}/${e.name}`))].join(', ')}`);
         if (problems.length === 0) return;
         const onlyIssue22 = creates.length === 0 && deletes.length === 0 && writes.length === 0 && updated.every((c) => /^(ExternalSecret|PushSecret)\//.test(c));
         if (onlyIssue22 && ctx.allowIssue22) {
@@ -506,7 +562,7 @@ export function scenarios(shared: string): Scenario[] {
         await ctx.kube.delete(ccRef);
         await waitUntil('CompositeController c5c3-controlplane gone', async () => !(await ctx.kube.get(ccRef)), 30_000, ctx);
         await sleep(3000);
-        const bookkeeping = ['metacontroller.k8s.io/last-applied-configuration', 'c5c3.io/secret-sha256', 'c5c3.io/minted-secret-sha256', 'c5c3.io/rotation-requests'];
+        const bookkeeping = ['metacontroller.k8s.io/last-applied-configuration', 'c5c3.io/secret-sha256', 'c5c3.io/minted-secret-sha256', 'c5c3.io/rotation-requests', 'c5c3.io/source-sha256', 'c5c3.io/force-sync-attempt'];
         for (const c of await childrenOf(ctx, ns, uid)) {
           const labels = { ...(c.metadata.labels ?? {}) };
           delete labels['controller-uid'];
@@ -580,6 +636,119 @@ export function scenarios(shared: string): Scenario[] {
       },
     },
     ...upgradeScenarios(),
+    ...realOpenStackScenarios(shared),
+  ];
+}
+
+// ------------------------------------------------------------------------------------------------
+// The real OpenStack side (issue 31): in REAL_OPENSTACK_NS the K-ORC controller manager and a real
+// Keystone (per Keystone CR) do what the stand-ins model elsewhere; the checks ask Keystone itself.
+const REAL_NAME = 'keystone';
+
+async function realKeystone(ctx: Ctx): Promise<KeystoneApi> {
+  const ks = childNames(REAL_NAME).keystone;
+  const url = ctx.keystones.urlOf(REAL_OPENSTACK_NS, ks);
+  const password = ctx.keystones.adminPasswordOf(REAL_OPENSTACK_NS, ks);
+  if (!url || !password) throw new AssertionError(`Keystone ${REAL_OPENSTACK_NS}/${ks} does not serve`);
+  return new KeystoneApi(url, password);
+}
+
+/** The K-ORC clouds.yaml Secret's application credential (id, secret). */
+async function korcCredential(ctx: Ctx, ns: string): Promise<{ id: string; secret: string } | undefined> {
+  const doc = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'k-orc-clouds-yaml' }))?.data?.['clouds.yaml'];
+  if (!doc) return undefined;
+  const auth = (Object.values((parse(unb64(doc)) as Obj)?.clouds ?? {})[0] as Obj | undefined)?.auth;
+  return auth?.application_credential_id ? { id: auth.application_credential_id, secret: auth.application_credential_secret } : undefined;
+}
+
+function realOpenStackScenarios(shared: string): Scenario[] {
+  const ns = REAL_OPENSTACK_NS;
+  const ref = () => cpRef(ns, REAL_NAME);
+  return [
+    {
+      id: 16,
+      title: 'real Keystone and K-ORC: fresh ControlPlane mints exactly one restricted credential, catalog registered, Ready',
+      async run(ctx) {
+        const example = parse(readFileSync(join(shared, 'examples', 'controlplane-full-managed.yaml'), 'utf8')) as Obj;
+        const spec = structuredClone(example.spec) as Obj;
+        spec.korc = { ...(spec.korc ?? {}), adminCredential: { ...(spec.korc?.adminCredential ?? {}), applicationCredential: { ...(spec.korc?.adminCredential?.applicationCredential ?? {}), restricted: true } } };
+        await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns }, spec });
+        await newCredentialReachesKorc(ctx, ns, REAL_NAME, undefined, 300_000);
+        const cp = await waitReady(ctx, ref(), 180_000, (o) => !!o.status?.adminApplicationCredential?.id);
+        const keystone = await realKeystone(ctx);
+        const acs = await keystone.applicationCredentials();
+        check(acs.length === 1, `Keystone holds ${acs.length} application credentials for admin, expected 1: ${acs.map((a) => a.name).join(', ')}`);
+        const ac = acs[0]!;
+        check(ac.id === cp.status.adminApplicationCredential.id, `Keystone's credential ${ac.id} is not status.adminApplicationCredential.id ${cp.status.adminApplicationCredential.id}`);
+        check(ac.unrestricted === false, `the credential is unrestricted in Keystone`);
+        const cred = await korcCredential(ctx, ns);
+        check(cred?.id === ac.id && (await keystone.acceptsApplicationCredential(cred!.id, cred!.secret)), 'Keystone does not accept the credential in k-orc-clouds-yaml');
+        const service = await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: childNames(REAL_NAME).identityService });
+        const endpoint = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: childNames(REAL_NAME).identityEndpoint });
+        const services = await keystone.services();
+        const endpoints = await keystone.endpoints();
+        check(services.some((s) => s.id === service?.status?.id && s.type === 'identity'), `Keystone has no identity service ${service?.status?.id}`);
+        const ep = endpoints.find((e) => e.id === endpoint?.status?.id);
+        check(ep?.url === endpoint?.spec?.resource?.url && ep?.interface === 'public', `Keystone's endpoint ${endpoint?.status?.id}: ${JSON.stringify(ep)}`);
+        console.log(`    Keystone: 1 application credential ${ac.id} (restricted), ${services.filter((s) => s.type === 'identity').length} identity service(s), endpoint ${ep?.url}`);
+      },
+    },
+    {
+      id: 17,
+      title: 'real Keystone and K-ORC: admin password rotated: exactly one new credential, the previous one gone from Keystone, K-ORC authenticates with the new one',
+      needs: [16],
+      async run(ctx) {
+        const before = await ctx.kube.get(ref());
+        const startId: string = before!.status.adminApplicationCredential.id;
+        const password = secretValue();
+        await ctx.bao.put(remoteKeys(ns, REAL_NAME).adminPassword, { password });
+        await forceRefresh(ctx, ns, childNames(REAL_NAME).adminPassword);
+        const { id } = await newCredentialReachesKorc(ctx, ns, REAL_NAME, startId, 300_000);
+        await waitReady(ctx, ref(), 180_000, (o) => o.status?.adminApplicationCredential?.id === id);
+        const keystone = await realKeystone(ctx);
+        const ids = await waitUntil('the previous credential gone from Keystone', async () => {
+          const acs = (await keystone.applicationCredentials()).map((a) => a.id as string);
+          return acs.includes(startId) ? undefined : acs;
+        }, 120_000, ctx);
+        check(ids.length === 1 && ids[0] === id, `Keystone holds ${JSON.stringify(ids)}, expected only ${id}`);
+        const cred = await korcCredential(ctx, ns);
+        check(cred?.id === id && (await keystone.acceptsApplicationCredential(cred!.id, cred!.secret)), 'Keystone does not accept the new credential in k-orc-clouds-yaml');
+        console.log(`    Keystone: ${startId} revoked, ${id} the only credential, accepted`);
+      },
+    },
+    {
+      id: 18,
+      title: 'real Keystone and K-ORC: deletion removes the credential, the endpoint and the service from Keystone before the Keystone CR goes',
+      needs: [16],
+      async run(ctx) {
+        const names = childNames(REAL_NAME);
+        const keystone = await realKeystone(ctx);
+        const ids = {
+          ac: (await ctx.kube.get(ref()))!.status.adminApplicationCredential.id as string,
+          service: (await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: names.identityService }))?.status?.id as string,
+          endpoint: (await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: names.identityEndpoint }))?.status?.id as string,
+        };
+        await ctx.kube.delete(ref());
+        // Poll Keystone while the Keystone CR lives: the last answer before it goes must lack all three.
+        let last: { acs: string[]; services: string[]; endpoints: string[] } | undefined;
+        const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
+        await waitUntil('the ControlPlane and its Keystone CR gone', async () => {
+          if (await ctx.kube.get(ksRef)) {
+            try {
+              last = { acs: (await keystone.applicationCredentials()).map((a) => a.id), services: (await keystone.services()).map((s) => s.id), endpoints: (await keystone.endpoints()).map((e) => e.id) };
+            } catch {
+              // Keystone stopping with its CR.
+            }
+            return undefined;
+          }
+          return !(await ctx.kube.get(ref()));
+        }, 300_000, ctx, 250);
+        check(!!last, 'Keystone never answered during the teardown');
+        const left = [last!.acs.includes(ids.ac) && `application credential ${ids.ac}`, last!.services.includes(ids.service) && `service ${ids.service}`, last!.endpoints.includes(ids.endpoint) && `endpoint ${ids.endpoint}`].filter(Boolean);
+        check(left.length === 0, `still in Keystone when its CR went: ${left.join(', ')}`);
+        console.log(`    Keystone's last answer before its CR went: credential, service and endpoint gone (${last!.acs.length} credentials, ${last!.services.length} services left)`);
+      },
+    },
   ];
 }
 

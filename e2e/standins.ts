@@ -1,12 +1,13 @@
 // Stand-in operators against the real API server: the simulator's operator model (src/sim/
-// operators.ts) run on a snapshot. Each tick lists every object the operators look at into a
-// fresh simulated Cluster, runs one pass of the operators on it, and writes back what they
+// operators.ts) run on a snapshot, for the operators that do not run for real (the External
+// Secrets Operator and OpenBao do). Each tick lists every object the operators look at into a
+// fresh simulated Cluster, runs one pass of the chosen operators on it, and writes back what they
 // changed: statuses (through /status where the CRD has it), finalizers added or removed, Secrets
-// created or rewritten by ESO. OpenBao and the OpenStack side (mints, revocations) live in memory
-// here, in the World the model keeps between ticks.
+// created or rewritten. The OpenStack side (mints, revocations) lives in memory here, in the World
+// the model keeps between ticks.
 import { appendFileSync } from 'node:fs';
 import { Cluster, keyOf, refOf, type Obj } from '../src/sim/cluster.js';
-import { newWorld, runOperators, type World } from '../src/sim/operators.js';
+import { newWorld, runOperators, type OperatorName, type World } from '../src/sim/operators.js';
 import { CONTROLPLANE_CHILD_KINDS, GVK } from '../src/k8s/kinds.js';
 import { KubeError, type Kube } from './kube.js';
 
@@ -27,6 +28,13 @@ export class StandIns {
     private readonly kube: Kube,
     private readonly log: string,
     private readonly tickMs = 1000,
+    /** The operators the stand-ins run (all of the model's when absent). */
+    private readonly operators?: ReadonlySet<OperatorName>,
+    /**
+     * Real components beside the model: `skip` takes objects out of the model's snapshot (those
+     * a real controller owns), `before` runs on each listing before the model's pass.
+     */
+    private readonly real: { skip?: (o: Obj) => boolean; before?: (listed: Obj[], world: World) => Promise<void> } = {},
   ) {
     this.world = newWorld(new Cluster(() => new Date()));
   }
@@ -62,14 +70,9 @@ export class StandIns {
 
   async tick(): Promise<void> {
     const listed = (await Promise.all(OPERATOR_KINDS.map((k) => this.kube.list(k.apiVersion, k.kind)))).flat();
-    // ESO's PushSecret controller watches its source Secret and pushes a change at once; the sim
-    // runs its ExternalSecret pass before its PushSecret pass, which within one 1 s tick would
-    // make a refresh triggered in the same second read OpenBao before the push. So the pushes run
-    // first, on their own (E2E_ESO_PUSH_FIRST=0 restores the sim's order, see the e2e notes).
-    if (process.env.E2E_ESO_PUSH_FIRST !== '0') {
-      await this.pass(listed.filter((o) => o.kind === 'PushSecret' || o.kind === 'Secret' || o.kind === 'ClusterSecretStore'));
-    }
-    await this.pass(listed);
+    await this.real.before?.(listed, this.world);
+    const skip = this.real.skip;
+    await this.pass(skip ? listed.filter((o) => !skip(o)) : listed);
     this.ticks++;
   }
 
@@ -83,7 +86,7 @@ export class StandIns {
     }
     this.world.cluster = cluster;
     this.world.notes.length = 0;
-    runOperators(this.world);
+    runOperators(this.world, this.operators);
     for (const n of this.world.notes) this.note(`${n.by}: ${n.text}`);
     const after = new Map(cluster.list().map((o) => [keyOf(refOf(o)), o] as const));
     const writes: Promise<void>[] = [];

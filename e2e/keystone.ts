@@ -1,0 +1,300 @@
+// Real Keystones for the e2e suite: one Keystone (the `keystone` package from PyPI, 2025.2 line,
+// in a cached venv) per Keystone CR in the namespaces given, on SQLite, served by gunicorn on
+// 127.0.0.1, bootstrapped with the admin password of the Secret the CR names — what the Keystone
+// operator does (seed 001, reconcileBootstrap: `keystone-manage bootstrap` with the admin, internal
+// and public URL and the region), again whenever that password changes (bootstrap updates the
+// admin user's password). The catalog URL is the in-cluster one our clouds.yaml names,
+// `http://{name}.{ns}.svc:5000/v3`; a forward proxy (HTTP_PROXY for the processes that call
+// Keystone: K-ORC) sends `{name}.{ns}.svc:5000` to the instance's port.
+import { execFile } from 'node:child_process';
+import { createServer, request, type Server } from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Obj } from '../src/sim/cluster.js';
+import { refOf } from '../src/sim/cluster.js';
+import type { Kube } from './kube.js';
+
+const run = promisify(execFile);
+
+/** The shim gunicorn loads: Keystone parses sys.argv with oslo.config, so gunicorn's own arguments must not reach it. */
+const WSGI_SHIM = [
+  'import sys',
+  'sys.argv = sys.argv[:1]',
+  'from keystone.server.wsgi import initialize_public_application',
+  'application = initialize_public_application()',
+  '',
+].join('\n');
+
+export interface ProcessStarter {
+  /** Starts a long-running process with its output in the run's log `name`; resolves its handle. */
+  start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): { stop(): Promise<void>; exited(): boolean };
+  freePort(): Promise<number>;
+}
+
+interface Instance {
+  ns: string;
+  name: string;
+  dir: string;
+  port: number;
+  password: string;
+  region: string;
+  proc?: { stop(): Promise<void>; exited(): boolean };
+  /** Stopped on purpose (a scenario's outage); not restarted until started again. */
+  down: boolean;
+}
+
+export const keystoneHost = (ns: string, name: string) => `${name}.${ns}.svc`;
+
+export class Keystones {
+  private readonly instances = new Map<string, Instance>();
+  private proxy: Server | undefined;
+  proxyUrl = '';
+
+  constructor(
+    private readonly venv: string,
+    private readonly dir: string,
+    private readonly procs: ProcessStarter,
+    private readonly note: (text: string) => void,
+  ) {}
+
+  /** The forward proxy K-ORC's HTTP_PROXY names: `http://{name}.{ns}.svc:5000/...` to the instance. */
+  async startProxy(): Promise<string> {
+    const port = await this.procs.freePort();
+    this.proxy = createServer((req, res) => {
+      let target: URL;
+      try {
+        target = new URL(req.url ?? '');
+      } catch {
+        res.writeHead(400).end('absolute URL expected');
+        return;
+      }
+      const inst = [...this.instances.values()].find((i) => keystoneHost(i.ns, i.name) === target.hostname && target.port === '5000');
+      if (!inst || inst.down || !inst.proc) {
+        // As a Service without ready endpoints: nothing answers.
+        req.socket.destroy();
+        return;
+      }
+      const up = request({ host: '127.0.0.1', port: inst.port, method: req.method, path: `${target.pathname}${target.search}`, headers: { ...req.headers, host: target.host } }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', () => req.socket.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((resolve) => this.proxy!.listen(port, '127.0.0.1', resolve));
+    this.proxyUrl = `http://127.0.0.1:${port}`;
+    return this.proxyUrl;
+  }
+
+  async stop(): Promise<void> {
+    for (const i of this.instances.values()) await i.proc?.stop();
+    await new Promise<void>((resolve) => (this.proxy ? this.proxy.close(() => resolve()) : resolve()));
+  }
+
+  /** The local URL of the Keystone serving the CR `ns/name`, when it serves. */
+  urlOf(ns: string, name: string): string | undefined {
+    const i = this.instances.get(`${ns}/${name}`);
+    return i?.proc && !i.down ? `http://127.0.0.1:${i.port}/v3` : undefined;
+  }
+
+  /** The admin password the instance was last bootstrapped with. */
+  adminPasswordOf(ns: string, name: string): string | undefined {
+    return this.instances.get(`${ns}/${name}`)?.password;
+  }
+
+  /** A scenario's outage: the instance stops answering (and is not restarted) until `up`. */
+  async down(ns: string, name: string): Promise<void> {
+    const i = this.instances.get(`${ns}/${name}`);
+    if (!i) return;
+    i.down = true;
+    await i.proc?.stop();
+    i.proc = undefined;
+  }
+
+  up(ns: string, name: string): void {
+    const i = this.instances.get(`${ns}/${name}`);
+    if (i) i.down = false;
+  }
+
+  /**
+   * One pass over the Keystone CRs, as the Keystone operator: bootstrap and serve the new ones,
+   * re-bootstrap on a password change, stop those gone, and write each CR's status: Ready at its
+   * generation while its Keystone serves, else NotReady with the reason.
+   */
+  async reconcile(kube: Kube, keystones: Obj[], secrets: Obj[]): Promise<void> {
+    const notServing = new Map<string, string>();
+    const seen = new Set<string>();
+    for (const k of keystones) {
+      const ns: string = k.metadata.namespace;
+      const name: string = k.metadata.name;
+      const key = `${ns}/${name}`;
+      seen.add(key);
+      if (k.metadata.deletionTimestamp) continue;
+      const ref = k.spec?.bootstrap?.adminPasswordSecretRef ?? {};
+      const secret = secrets.find((s) => s.metadata.namespace === ns && s.metadata.name === ref.name);
+      const b64 = secret?.data?.[ref.key ?? 'password'];
+      if (!b64) {
+        notServing.set(key, `waiting for Secret ${ref.name}`);
+        await this.writeStatus(kube, k, notServing.get(key));
+        continue;
+      }
+      const password = Buffer.from(b64, 'base64').toString('utf8');
+      const region: string = k.spec?.bootstrap?.region ?? 'RegionOne';
+      let inst = this.instances.get(key);
+      try {
+        if (!inst) {
+          inst = { ns, name, dir: join(this.dir, `${ns}-${name}`), port: await this.procs.freePort(), password, region, down: false };
+          await this.bootstrap(inst, true);
+          this.instances.set(key, inst);
+          this.note(`keystone ${key}: bootstrapped (sqlite in ${inst.dir})`);
+        } else if (inst.password !== password) {
+          // Until bootstrap succeeds the old password holds (SQLite refuses a write while the
+          // API writes: "database is locked"); the next pass retries.
+          await this.bootstrap({ ...inst, password }, false);
+          inst.password = password;
+          this.note(`keystone ${key}: bootstrap set the new admin password`);
+        }
+        if (!inst.down && (!inst.proc || inst.proc.exited())) await this.serve(inst);
+      } catch (err) {
+        this.note(`keystone ${key}: ${(err as Error).message}`);
+      }
+      const serving = !!inst && !inst.down && !!inst.proc && (await this.serving(inst));
+      await this.writeStatus(kube, k, serving ? undefined : inst?.down ? 'its pods are down' : 'bootstrap or API not ready');
+    }
+    for (const [key, inst] of this.instances) {
+      if (seen.has(key)) continue;
+      await inst.proc?.stop();
+      this.instances.delete(key);
+      this.note(`keystone ${key}: stopped (its Keystone CR is gone)`);
+    }
+  }
+
+  /** The CR's status as the Keystone operator writes it (Ready, observedGeneration); only on change. */
+  private async writeStatus(kube: Kube, k: Obj, notReady: string | undefined): Promise<void> {
+    const ready = notReady === undefined;
+    const old = ((k.status?.conditions ?? []) as Obj[]).find((c) => c.type === 'Ready');
+    const reason = ready ? 'Ready' : 'NotReady';
+    const message = ready ? 'Keystone is ready' : notReady;
+    if (old?.status === (ready ? 'True' : 'False') && old.reason === reason && old.message === message && k.status?.observedGeneration === k.metadata.generation) return;
+    const condition = { type: 'Ready', status: ready ? 'True' : 'False', reason, message, lastTransitionTime: old?.status === (ready ? 'True' : 'False') ? old.lastTransitionTime : new Date().toISOString() };
+    try {
+      await kube.patchStatus(refOf(k), { ...(k.status ?? {}), observedGeneration: k.metadata.generation, conditions: [condition] });
+    } catch (err) {
+      this.note(`status of Keystone ${k.metadata.namespace}/${k.metadata.name}: ${(err as Error).message}`);
+    }
+  }
+
+  private conf(inst: Instance): string {
+    return join(inst.dir, 'keystone.conf');
+  }
+
+  private async bootstrap(inst: Instance, fresh: boolean): Promise<void> {
+    const manage = join(this.venv, 'bin', 'keystone-manage');
+    const conf = ['--config-file', this.conf(inst)];
+    if (fresh) {
+      mkdirSync(inst.dir, { recursive: true });
+      writeFileSync(
+        this.conf(inst),
+        [
+          '[DEFAULT]',
+          `log_file = ${join(inst.dir, 'keystone.log')}`,
+          '[database]',
+          `connection = sqlite:///${join(inst.dir, 'keystone.db')}`,
+          '[fernet_tokens]',
+          `key_repository = ${join(inst.dir, 'fernet-keys')}`,
+          '[credential]',
+          `key_repository = ${join(inst.dir, 'credential-keys')}`,
+          '[cache]',
+          'enabled = false',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(join(inst.dir, 'c5c3_e2e_wsgi.py'), WSGI_SHIM);
+      const owner = ['--keystone-user', String(process.getuid?.() ?? 0), '--keystone-group', String(process.getgid?.() ?? 0)];
+      await run(manage, [...conf, 'db_sync']);
+      await run(manage, [...conf, 'fernet_setup', ...owner]);
+      await run(manage, [...conf, 'credential_setup', ...owner]);
+    }
+    const url = `http://${keystoneHost(inst.ns, inst.name)}:5000/v3`;
+    // The password goes through the environment, as the operator's Job passes it, never argv.
+    await run(manage, [...conf, 'bootstrap', '--bootstrap-admin-url', url, '--bootstrap-internal-url', url, '--bootstrap-public-url', url, '--bootstrap-region-id', inst.region], {
+      env: { ...process.env, OS_BOOTSTRAP_PASSWORD: inst.password },
+    });
+  }
+
+  private async serve(inst: Instance): Promise<void> {
+    inst.proc = this.procs.start(`keystone-${inst.ns}-${inst.name}`, join(this.venv, 'bin', 'gunicorn'), ['--chdir', inst.dir, '--bind', `127.0.0.1:${inst.port}`, '--workers', '1', '--threads', '4', 'c5c3_e2e_wsgi:application'], {
+      OS_KEYSTONE_CONFIG_FILES: this.conf(inst),
+      // gunicorn's control socket lives under HOME: one per instance.
+      HOME: inst.dir,
+    });
+  }
+
+  private async serving(inst: Instance): Promise<boolean> {
+    try {
+      return (await fetch(`http://127.0.0.1:${inst.port}/v3`, { signal: AbortSignal.timeout(5000) })).ok;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Keystone's own API with the admin user's password (project admin in Default). */
+export class KeystoneApi {
+  private token: string | undefined;
+  constructor(
+    readonly url: string,
+    private readonly password: string,
+  ) {}
+
+  private async login(): Promise<string> {
+    const res = await fetch(`${this.url}/auth/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth: {
+          identity: { methods: ['password'], password: { user: { name: 'admin', domain: { id: 'default' }, password: this.password } } },
+          scope: { project: { name: 'admin', domain: { id: 'default' } } },
+        },
+      }),
+    });
+    if (res.status !== 201) throw new Error(`Keystone login as admin: HTTP ${res.status}`);
+    return res.headers.get('x-subject-token')!;
+  }
+
+  async get(path: string): Promise<Obj> {
+    this.token ??= await this.login();
+    const res = await fetch(`${this.url}${path}`, { headers: { 'x-auth-token': this.token } });
+    if (!res.ok) throw new Error(`Keystone GET ${path}: HTTP ${res.status}`);
+    return (await res.json()) as Obj;
+  }
+
+  async adminUserId(): Promise<string> {
+    const users = (await this.get('/users?name=admin&domain_id=default')).users as Obj[];
+    return users[0]!.id;
+  }
+
+  /** The admin user's application credentials. */
+  async applicationCredentials(): Promise<Obj[]> {
+    return (await this.get(`/users/${await this.adminUserId()}/application_credentials`)).application_credentials as Obj[];
+  }
+
+  /** Authenticates with an application credential: whether Keystone accepts it. */
+  async acceptsApplicationCredential(id: string, secret: string): Promise<boolean> {
+    const res = await fetch(`${this.url}/auth/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ auth: { identity: { methods: ['application_credential'], application_credential: { id, secret } } } }),
+    });
+    return res.status === 201;
+  }
+
+  async services(): Promise<Obj[]> {
+    return (await this.get('/services')).services as Obj[];
+  }
+
+  async endpoints(): Promise<Obj[]> {
+    return (await this.get('/endpoints')).endpoints as Obj[];
+  }
+}
