@@ -7,12 +7,16 @@ import { loggerOptions } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { CaptureWriter } from './capture/capture.js';
 import { parseJsonBody } from './json-body.js';
+import type { InflightBudget } from './inflight.js';
 import { errorsPlugin } from './http/errors.js';
 import { overloadPlugin, type OverloadOptions } from './http/overload.js';
 import { probesPlugin } from './http/probes.js';
 import { metricsPlugin } from './http/metrics.js';
 import { requestLogPlugin } from './http/request-log.js';
 import { hooksPlugin } from './http/hooks.js';
+
+/** Readiness: how long hook calls may be refused with no byte of the budget given back. */
+export const DEFAULT_BUDGET_STUCK_MS = 60_000;
 
 export { DEFAULT_OVERLOAD, type OverloadOptions } from './http/overload.js';
 
@@ -44,6 +48,11 @@ export interface ServerOptions {
    * out: they block the loop on purpose, and the guard would answer their calls 429.
    */
   overload?: OverloadOptions;
+  /**
+   * Readiness turns false (503) once hook calls have been refused for this long (ms) with no byte
+   * of the in-flight budget given back: a budget that stays exhausted serves nothing (default 60 s).
+   */
+  budgetStuckMs?: number;
 }
 
 /** What the server keeps besides fastify's own: readiness, the metrics, the capture writer. */
@@ -52,6 +61,8 @@ export interface HooksState {
   draining: boolean;
   metrics: Metrics;
   capture?: CaptureWriter;
+  /** Bytes of the hook bodies in flight now (the in-flight budget, inflight.ts). */
+  inflightBytes: () => number;
 }
 
 declare module 'fastify' {
@@ -89,7 +100,9 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   const capture = options.capture
     ? new CaptureWriter(options.capture.dir, options.capture.key, (err) => app.log.error({ err: { code: errorCode(err) } }, 'capture write failed'))
     : undefined;
-  app.decorate('c5c3', { draining: false, metrics, capture });
+  let budget: InflightBudget | undefined;
+  app.decorate('c5c3', { draining: false, metrics, capture, inflightBytes: () => budget?.bytes ?? 0 });
+  metrics.readInflightBytes = () => budget?.bytes ?? 0;
   if (capture) app.addHook('onClose', async () => capture.flush());
 
   // One concern each (src/http/): errors, overload, probes, metrics, the request log, the hooks.
@@ -99,8 +112,18 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     overload: options.overload,
     maxInflightBytes: options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES,
     bodyLimit,
+    onBudget: (b) => (budget = b),
   });
-  await app.register(probesPlugin, { draining: () => app.c5c3.draining });
+  const budgetStuckMs = options.budgetStuckMs ?? DEFAULT_BUDGET_STUCK_MS;
+  await app.register(probesPlugin, {
+    draining: () => app.c5c3.draining,
+    unready: () => {
+      const since = budget?.exhaustedSince;
+      return since !== undefined && Date.now() - since >= budgetStuckMs
+        ? `in-flight body budget exhausted for ${Math.round((Date.now() - since) / 1000)} s (${budget?.bytes} bytes held)`
+        : undefined;
+    },
+  });
   await app.register(metricsPlugin, { metrics });
   await app.register(requestLogPlugin);
   await app.register(hooksPlugin, {

@@ -7,7 +7,7 @@
 import fp from 'fastify-plugin';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { inflightBudget } from '../inflight.js';
+import { inflightBudget, type InflightBudget } from '../inflight.js';
 import type { Metrics } from '../metrics.js';
 import { errorBody, type ErrorBody } from './errors.js';
 import { hookOf } from './hook-of.js';
@@ -28,6 +28,8 @@ export interface OverloadPluginOptions {
   overload: OverloadOptions | undefined;
   maxInflightBytes: number;
   bodyLimit: number;
+  /** Handed the in-flight budget (readiness and the metrics read it). */
+  onBudget?: (budget: InflightBudget) => void;
 }
 
 export const overloadPlugin = fp(
@@ -49,9 +51,10 @@ export const overloadPlugin = fp(
     }
 
     const budget = inflightBudget(options.maxInflightBytes, options.bodyLimit);
+    options.onBudget?.(budget);
     app.addHook('onRequest', async (request, reply) => {
       const hook = hookOf(request);
-      if (!hook || budget.onRequest(request)) return;
+      if (!hook || budget.admit(request, reply)) return;
       metrics.overloaded.inc({ hook });
       return reply
         .code(429)
