@@ -15,9 +15,9 @@ const KUBE_KEYWORDS = [
   'x-kubernetes-preserve-unknown-fields',
 ];
 
-function newAjv(useDefaults: boolean): Ajv {
+function newAjv(useDefaults: boolean, allErrors = true): Ajv {
   const ajv = new Ajv({
-    allErrors: true,
+    allErrors,
     useDefaults,
     coerceTypes: false,
     strict: true,
@@ -32,6 +32,39 @@ function newAjv(useDefaults: boolean): Ajv {
 
 const defaulting = newAjv(true);
 const checking = newAjv(false);
+const defaultingFirst = newAjv(true, false);
+const checkingFirst = newAjv(false, false);
+
+/**
+ * Every error is reported for an input of at most this many values (objects, arrays, scalars);
+ * a larger one (no c5c3.io spec comes near: about 200 values) is validated up to its first error,
+ * so the work and the errors of a call stay bounded by the schema, not by what was sent (200,000
+ * wrong items would otherwise be 200,000 error objects, each formatted into the status).
+ */
+export const MAX_FULLY_VALIDATED_VALUES = 10_000;
+
+/** Whether `value` holds more than `max` values (stops counting there; no recursion). */
+export function holdsMoreValues(value: unknown, max: number): boolean {
+  const stack: unknown[] = [value];
+  let count = 0;
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++count > max) return true;
+    if (Array.isArray(v)) {
+      if (count + v.length > max) return true;
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k)) stack.push((v as Record<string, unknown>)[k]);
+    }
+  }
+  return false;
+}
+
+/** `items` joined by '; ', at most `max` of them, then how many more: a message stays bounded. */
+export function listed(items: readonly string[], max = 10): string {
+  const shown = items.slice(0, max).join('; ');
+  return items.length > max ? `${shown}; and ${items.length - max} more` : shown;
+}
 
 export interface ValidationResult<T> {
   /** A defaulted deep copy of the input (the input itself is never modified). */
@@ -71,12 +104,15 @@ function withArticle(type: string): string {
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
-/** A compiled validator for one schema: `validate(value)` defaults a copy and reports errors. */
+/**
+ * A compiled validator for one schema: `validate(value)` defaults a copy and reports errors: all
+ * of them, or only the first for an input of more than MAX_FULLY_VALIDATED_VALUES values.
+ */
 export function compileValidator<T>(schema: TSchema, prefix: string, options: { defaults?: boolean } = {}) {
-  const fn: ValidateFunction = (options.defaults === false ? checking : defaulting).compile(
-    JSON.parse(JSON.stringify(schema)),
-  );
+  const all: ValidateFunction = (options.defaults === false ? checking : defaulting).compile(JSON.parse(JSON.stringify(schema)));
+  const first: ValidateFunction = (options.defaults === false ? checkingFirst : defaultingFirst).compile(JSON.parse(JSON.stringify(schema)));
   return (input: unknown): ValidationResult<T> => {
+    const fn = holdsMoreValues(input, MAX_FULLY_VALIDATED_VALUES) ? first : all;
     const value = input === undefined ? undefined : structuredClone(input);
     const ok = fn(value);
     return { value: value as T, errors: ok ? [] : (fn.errors ?? []).map((e) => formatError(prefix, e)) };
