@@ -33,6 +33,14 @@ function validationMessage(error: FastifyError): string {
   return `invalid request: ${shown.join('; ')}${more}`;
 }
 
+/** What is logged of an error of ours: its type, code and stack frames; not its message. */
+export function withoutValues(error: unknown): { type: string; code?: string; stack?: string } {
+  const type = error instanceof Error ? error.constructor.name : typeof error;
+  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack.split('\n').filter((line) => /^\s+at /.test(line)).join('\n') : undefined;
+  return { type, ...(code ? { code } : {}), ...(stack ? { stack } : {}) };
+}
+
 export const errorsPlugin = fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -47,8 +55,9 @@ export const errorsPlugin = fp(
       if (status >= 400 && status < 500) {
         return reply.code(status).send(errorBody(status, error.message));
       }
-      // Our own fault: log it (never the body), answer without detail.
-      request.log.error({ err: error }, 'hook failed');
+      // Our own fault: log it (never the body, never the error's message: an error raised while
+      // handling a request may quote what it held, a secret included), answer without detail.
+      request.log.error({ err: withoutValues(error) }, 'hook failed');
       return reply.code(500).send(errorBody(500, 'internal error while computing the hook response; see the server log'));
     });
     app.setNotFoundHandler((request, reply) => reply.code(404).send(errorBody(404, `no route for ${request.method} ${request.url.split('?')[0]}`)));
