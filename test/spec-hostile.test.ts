@@ -22,6 +22,8 @@ const CASES: [string[], string, RegExp][] = [
   [['infrastructure', 'database'], 'null', /spec\.infrastructure\.database: must be an object, got null/],
   [['infrastructure', 'cache'], 'null', /spec\.infrastructure\.cache: must be an object, got null/],
   [['services', 'keystone'], 'null', /spec\.services\.keystone: must be an object, got null/],
+  // After the null above: the spec memo once keyed both by JSON text (Infinity is written null).
+  [['services', 'keystone'], '1e400', /spec\.services\.keystone: must be an object, got a number/],
   [['services', 'keystone', 'replicas'], '1e400', /spec\.services\.keystone\.replicas: must be/],
   [['infrastructure', 'database', 'port'], '-1e400', /spec\.infrastructure\.database\.port: must be/],
   [[...AC, 'accessRules'], '[{}]', /accessRules\[0\]\.method: is required/],
