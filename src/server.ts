@@ -1,6 +1,7 @@
 // buildServer(): the fastify application answering Metacontroller's hook calls.
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import pino from 'pino';
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_INFLIGHT_BYTES, type LogLevel } from './config.js';
 import { loggerOptions } from './logger.js';
@@ -107,6 +108,12 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   app.decorate('c5c3', { draining: false, metrics, capture, inflightBytes: () => budget?.bytes ?? 0 });
   metrics.readInflightBytes = () => budget?.bytes ?? 0;
   if (capture) app.addHook('onClose', async () => capture.flush());
+  // Draining (shutdown began): every answer closes its connection, so keep-alive clients move to
+  // new connections (to another replica, once endpoints drop this one) while this one still
+  // answers, instead of finding their idle connection closed under a request when it stops.
+  app.addHook('onSend', async (_request, reply) => {
+    if (app.c5c3.draining) reply.header('connection', 'close');
+  });
 
   // One concern each (src/http/): errors, overload, probes, metrics, the request log, the hooks.
   await app.register(errorsPlugin);
@@ -137,6 +144,21 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     capture,
   });
   return app;
+}
+
+/**
+ * Shutdown, before app.close(): stop accepting connections, then give those already accepted up to
+ * `graceMs` to deliver their request and get its answer (draining: with `Connection: close`, so
+ * each closes after it). app.close() then closes what is still idle; done at once, a connection
+ * accepted a moment before (its request on the way) was reset under its request.
+ */
+export async function stopAccepting(app: HooksServer, graceMs: number): Promise<void> {
+  if (!app.server.listening) return;
+  // net's close only (http's would also close the idle connections now); its callback waits for
+  // every connection to end, so it is not awaited.
+  net.Server.prototype.close.call(app.server);
+  const connections = () => new Promise<number>((resolve) => app.server.getConnections((err, count) => resolve(err ? 0 : count)));
+  for (const deadline = Date.now() + graceMs; Date.now() < deadline && (await connections()) > 0; ) await new Promise((r) => setTimeout(r, 20));
 }
 
 function errorCode(err: unknown): string | undefined {
