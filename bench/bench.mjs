@@ -384,15 +384,17 @@ out();
   let done = 0;
   const samples = [];
   const run = autocannon({ url: `${server.url}/controlplane/sync`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 16, amount: LONG, sampleInt: 100 });
-  run.on('response', () => done++);
+  // Sampled by requests answered, not by time: the run has its SAMPLES samples however fast or
+  // slow the machine is (sampled by time, a smoke run on a busy machine got too few to fit a slope).
+  const SAMPLES = 40;
+  const every = Math.max(1, Math.floor(LONG / SAMPLES));
   let sampling = Promise.resolve();
-  const sampler = setInterval(() => {
-    const at = done;
-    sampling = sampling.then(async () => samples.push({ requests: at, rss: (await usage()).rss }));
-  }, SMOKE ? 100 : 2000);
+  run.on('response', () => {
+    const at = ++done;
+    if (at % every === 0) sampling = sampling.then(async () => samples.push({ requests: at, rss: (await usage()).rss }));
+  });
   const ticker = setInterval(() => progress(`long run: ${done} of ${LONG} requests`), 30_000);
   const long = await run;
-  clearInterval(sampler);
   clearInterval(ticker);
   await sampling;
   const end = await usage();

@@ -6,39 +6,68 @@
 // always admitted when nothing else is in flight, so any body within the body limit goes through.
 // The worst case, measured by test/memory.test.ts: one body of the limit, of the most expanding
 // shape, at a time.
-import type { FastifyRequest } from 'fastify';
+//
+// Every byte taken is given back exactly once, whichever way the call ends: its response closes
+// (answered, or its connection died), its connection closes (also when the response was never
+// attached to it: pipelined calls, or bytes after the body the HTTP parser rejected), or fastify
+// reports the response sent or the request aborted. Whatever comes first releases; the others find
+// nothing held (test/inflight-leak.test.ts drives each path over raw sockets).
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface InflightBudget {
-  /** onRequest hook of the hook routes: false (the caller answers 429) when the call does not fit now. */
-  onRequest(request: FastifyRequest): boolean;
-  /** onResponse / onRequestAbort hook: gives the call's bytes back (once). */
+  /**
+   * onRequest hook of the hook routes: false (the caller answers 429) when the call does not fit
+   * now; otherwise its bytes are taken and released when the call ends, on whichever path.
+   */
+  admit(request: FastifyRequest, reply: FastifyReply): boolean;
+  /** Gives the call's bytes back (once; later calls do nothing). */
   release(request: FastifyRequest): void;
   /** Bytes admitted now. */
   readonly bytes: number;
+  /** Since when (ms, the budget's clock) calls have been refused with nothing given back; undefined when not. */
+  readonly exhaustedSince: number | undefined;
 }
 
-const HELD = Symbol('c5c3.inflightBytes');
-type Held = FastifyRequest & { [HELD]?: number };
+const RELEASE = Symbol('c5c3.inflightRelease');
+type Held = FastifyRequest & { [RELEASE]?: () => void };
 
-export function inflightBudget(budgetBytes: number, bodyLimit: number): InflightBudget {
+export function inflightBudget(budgetBytes: number, bodyLimit: number, now: () => number = Date.now): InflightBudget {
   let inflight = 0;
+  let exhaustedSince: number | undefined;
   return {
     get bytes() {
       return inflight;
     },
-    onRequest(request) {
+    get exhaustedSince() {
+      return exhaustedSince;
+    },
+    admit(request, reply) {
       const declared = Number(request.headers['content-length']);
       const bytes = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, bodyLimit) : bodyLimit;
-      if (inflight > 0 && inflight + bytes > budgetBytes) return false;
+      if (inflight > 0 && inflight + bytes > budgetBytes) {
+        exhaustedSince ??= now();
+        return false;
+      }
       inflight += bytes;
-      (request as Held)[HELD] = bytes;
+      const res = reply.raw;
+      const socket = request.raw.socket as NodeJS.EventEmitter | null;
+      const release = () => {
+        if ((request as Held)[RELEASE] !== release) return;
+        (request as Held)[RELEASE] = undefined;
+        res.removeListener('close', release);
+        socket?.removeListener('close', release);
+        inflight -= bytes;
+        exhaustedSince = undefined;
+      };
+      (request as Held)[RELEASE] = release;
+      res.once('close', release);
+      socket?.once('close', release);
+      // Already closed (the connection died before this hook ran): nothing will emit again.
+      if (res.destroyed || (socket as { destroyed?: boolean } | null)?.destroyed) release();
       return true;
     },
     release(request) {
-      const held = (request as Held)[HELD];
-      if (held === undefined) return;
-      (request as Held)[HELD] = undefined;
-      inflight -= held;
+      (request as Held)[RELEASE]?.();
     },
   };
 }

@@ -24,13 +24,29 @@
 // refused again (and costs its scan again).
 import { createHash } from 'node:crypto';
 import { errorCodes, type FastifyRequest } from 'fastify';
-import { deeperThan, MAX_JSON_DEPTH } from './k8s/json-depth.js';
+import { MAX_JSON_DEPTH, scanJson } from './k8s/json-depth.js';
 import { BoundedMemo, deepFreeze } from './memo.js';
 
 class BodyTooDeep extends Error {
   override name = 'BodyTooDeep';
   statusCode = 400;
 }
+
+class BodyTooDense extends Error {
+  override name = 'BodyTooDense';
+  statusCode = 413;
+}
+
+/**
+ * What a body may cost once parsed. The in-flight budget bounds the bytes of the bodies handled at
+ * once; what they take in memory depends on their shape: an empty object costs V8 about 64 bytes
+ * of heap, so 8 MiB of `[{},{},…]` parses to 180 MiB (over the 128 MiB heap: a crash), while the
+ * densest shape measured by test/memory.test.ts (`{"a":1}` objects, one per 8 characters) parses
+ * to 6 times its text. A body opening more objects and arrays than one per 8 characters (and more
+ * than `minContainers`, so no small body is ever refused) is answered 413 before it is parsed.
+ * Real bodies are far below: a Kubernetes object opens about one per 30 characters.
+ */
+export const BODY_DENSITY = { charsPerContainer: 8, minContainers: 65_536 } as const;
 
 /**
  * The body memo's bounds: parsed bodies of 1 Mi characters of text in all, a body of at most
@@ -104,10 +120,16 @@ export function parseRemembered(text: string): unknown {
   return parsed;
 }
 
-/** `text` parsed, nesting bounded; throws BodyTooDeep or a SyntaxError. Not remembered, not frozen. */
+/** `text` parsed, nesting and density bounded; throws BodyTooDeep, BodyTooDense or a SyntaxError. Not remembered, not frozen. */
 export function parseJsonText(text: string): unknown {
-  const at = deeperThan(text);
+  const { deeperAt: at, containers } = scanJson(text);
   if (at >= 0) throw new BodyTooDeep(`request nests deeper than ${MAX_JSON_DEPTH} levels (at character ${at}); no Kubernetes object nests that deep`);
+  const affordable = Math.max(BODY_DENSITY.minContainers, Math.floor(text.length / BODY_DENSITY.charsPerContainer));
+  if (containers > affordable) {
+    throw new BodyTooDense(
+      `request opens ${containers} objects and arrays in ${text.length} characters, more than the ${affordable} the service can afford to parse (one per ${BODY_DENSITY.charsPerContainer} characters); no Kubernetes object is that dense`,
+    );
+  }
   return JSON.parse(text);
 }
 
@@ -128,7 +150,7 @@ function parseWith(parse: (text: string) => unknown, body: string | Buffer, done
   try {
     parsed = parse(text);
   } catch (err) {
-    return done(err instanceof BodyTooDeep ? err : new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
+    return done(err instanceof BodyTooDeep || err instanceof BodyTooDense ? err : new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
   }
   done(null, parsed);
 }

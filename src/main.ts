@@ -1,6 +1,9 @@
 // Process entry point: configuration from the environment, listen, graceful shutdown.
 import { ConfigError, loadConfig } from './config.js';
-import { buildServer } from './server.js';
+import { buildServer, stopAccepting } from './server.js';
+
+/** Shutdown: how long connections accepted before the listener closed may take to send their request. */
+const SHUTDOWN_GRACE_MS = 2000;
 import { serverOptionsFrom } from './server-options.js';
 
 async function main(): Promise<void> {
@@ -25,14 +28,17 @@ async function main(): Promise<void> {
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    // Not ready first, so the Service stops routing here; then stop accepting, let in-flight
-    // requests finish (fastify answers 503 to new ones while closing), and exit cleanly.
+    // Not ready first, so the Service stops routing here (every answer now closes its connection,
+    // so keep-alive clients reconnect elsewhere); then stop accepting, give connections already
+    // accepted their answer, let in-flight requests finish (fastify answers 503 to new ones on
+    // open connections while closing), and exit cleanly.
     app.c5c3.draining = true;
     app.log.info({ signal, delaySeconds: config.shutdownDelaySeconds }, 'shutting down');
     if (config.shutdownDelaySeconds > 0) {
       await new Promise((resolve) => setTimeout(resolve, config.shutdownDelaySeconds * 1000));
     }
     try {
+      await stopAccepting(app, SHUTDOWN_GRACE_MS);
       await app.close();
       app.log.info('shut down');
       process.exit(0);

@@ -13,7 +13,19 @@ interface Entry<V> {
   charsPut: number;
 }
 
+/** Every memo of the process (they are module singletons), so a test can start them afresh. */
+const ALL_MEMOS = new Set<BoundedMemo<unknown>>();
+
 export class BoundedMemo<V> {
+  /**
+   * Forgets what every memo of the process remembers (each evicted key is reported to its
+   * `onEvict`): the memo state of a fresh process, so a test can compare a warm answer with a
+   * fresh one. Never called by the service.
+   */
+  static forgetAll(): void {
+    for (const memo of ALL_MEMOS) memo.forget();
+  }
+
   /** In the order they were put: oldest first. */
   private readonly entries = new Map<string, Entry<V>>();
   private bytes = 0;
@@ -37,6 +49,14 @@ export class BoundedMemo<V> {
     this.maxKey = bounds.maxKey ?? Infinity;
     this.maxKeyBytes = bounds.maxKeyBytes ?? Infinity;
     this.onEvict = bounds.onEvict;
+    ALL_MEMOS.add(this as BoundedMemo<unknown>);
+  }
+
+  private forget(): void {
+    const keys = [...this.entries.keys()];
+    this.entries.clear();
+    this.bytes = 0;
+    for (const key of keys) this.onEvict?.(key);
   }
 
   /**
@@ -116,4 +136,46 @@ export function deepFreeze<T>(value: T): T {
     else for (const k in value) if (Object.prototype.hasOwnProperty.call(value, k)) deepFreeze((value as Record<string, unknown>)[k]);
   }
   return value;
+}
+
+/**
+ * A text that tells apart every two JSON-like values a memo may be asked about: JSON.stringify
+ * writes Infinity, -Infinity and NaN all as `null` (and JSON.parse turns 1e400 into Infinity),
+ * -0 as `0`, and leaves out undefined properties, so a memo keyed by it answered one request with
+ * another's answer. Here a number is written by String() (-0 as `-0`: distinct, and not JSON, so
+ * no string or other value writes the same), undefined as `undefined`, strings and keys quoted by
+ * JSON.stringify; otherwise the same text as JSON.stringify, in the same order. Recursion is
+ * bounded by the nesting bound of request bodies (k8s/json-depth.ts).
+ */
+export function exactKey(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Object.is(value, -0) ? '-0' : String(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'undefined':
+      return 'undefined';
+    case 'bigint':
+      return `${value}n`;
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + exactKey(value[i]);
+        return `${out}]`;
+      }
+      let out = '{';
+      let first = true;
+      for (const k in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+        out += `${first ? '' : ','}${JSON.stringify(k)}:${exactKey((value as Record<string, unknown>)[k])}`;
+        first = false;
+      }
+      return `${out}}`;
+    }
+    default:
+      return `<${typeof value}>`;
+  }
 }

@@ -1,6 +1,6 @@
 // Prometheus metrics: Node defaults plus one histogram of hook request durations, labelled by
 // hook and outcome only (no per-object labels: the series count does not grow with the fleet).
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export const HOOK_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -24,6 +24,9 @@ export interface Metrics {
   stageErrors: Counter<'sub_reconciler' | 'condition_type'>;
   /** Hook calls answered 429 because the process was saturated. */
   overloaded: Counter<'hook'>;
+  /** Bytes of the hook bodies in flight (the in-flight budget), read from `readInflightBytes` when scraped. */
+  inflightBytes: Gauge;
+  readInflightBytes: () => number;
 }
 
 export function createMetrics(): Metrics {
@@ -55,5 +58,14 @@ export function createMetrics(): Metrics {
     labelNames: ['hook'] as const,
     registers: [registry],
   });
-  return { registry, hookDuration, stageDuration, stageErrors, overloaded };
+  const metrics: Metrics = { registry, hookDuration, stageDuration, stageErrors, overloaded, inflightBytes: undefined as unknown as Gauge, readInflightBytes: () => 0 };
+  metrics.inflightBytes = new Gauge({
+    name: 'c5c3_hooks_inflight_bytes',
+    help: 'Bytes of the hook request bodies being handled now (bounded by MAX_INFLIGHT_BYTES).',
+    registers: [registry],
+    collect() {
+      this.set(metrics.readInflightBytes());
+    },
+  });
+  return metrics;
 }

@@ -1,18 +1,23 @@
 // buildServer(): the fastify application answering Metacontroller's hook calls.
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import pino from 'pino';
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_INFLIGHT_BYTES, type LogLevel } from './config.js';
 import { loggerOptions } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { CaptureWriter } from './capture/capture.js';
 import { parseJsonBody } from './json-body.js';
+import type { InflightBudget } from './inflight.js';
 import { errorsPlugin } from './http/errors.js';
 import { overloadPlugin, type OverloadOptions } from './http/overload.js';
 import { probesPlugin } from './http/probes.js';
 import { metricsPlugin } from './http/metrics.js';
 import { requestLogPlugin } from './http/request-log.js';
 import { hooksPlugin } from './http/hooks.js';
+
+/** Readiness: how long hook calls may be refused with no byte of the budget given back. */
+export const DEFAULT_BUDGET_STUCK_MS = 60_000;
 
 export { DEFAULT_OVERLOAD, type OverloadOptions } from './http/overload.js';
 
@@ -44,6 +49,11 @@ export interface ServerOptions {
    * out: they block the loop on purpose, and the guard would answer their calls 429.
    */
   overload?: OverloadOptions;
+  /**
+   * Readiness turns false (503) once hook calls have been refused for this long (ms) with no byte
+   * of the in-flight budget given back: a budget that stays exhausted serves nothing (default 60 s).
+   */
+  budgetStuckMs?: number;
 }
 
 /** What the server keeps besides fastify's own: readiness, the metrics, the capture writer. */
@@ -52,6 +62,8 @@ export interface HooksState {
   draining: boolean;
   metrics: Metrics;
   capture?: CaptureWriter;
+  /** Bytes of the hook bodies in flight now (the in-flight budget, inflight.ts). */
+  inflightBytes: () => number;
 }
 
 declare module 'fastify' {
@@ -74,7 +86,10 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     forceCloseConnections: 'idle',
     ajv: {
       // Validate exactly what Metacontroller sent: no coercion, no injected defaults, nothing removed.
-      customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: true, verbose: true },
+      // Up to the first error only: a body of 91,000 bad children would otherwise be 273,000 error
+      // objects (an out-of-memory crash). `verbose` keeps that one error's data, so its 400
+      // message can name the type that was sent (never its value).
+      customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, verbose: true },
     },
   };
   if (options.tls) fastifyOptions.https = { cert: options.tls.cert, key: options.tls.key };
@@ -89,8 +104,16 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   const capture = options.capture
     ? new CaptureWriter(options.capture.dir, options.capture.key, (err) => app.log.error({ err: { code: errorCode(err) } }, 'capture write failed'))
     : undefined;
-  app.decorate('c5c3', { draining: false, metrics, capture });
+  let budget: InflightBudget | undefined;
+  app.decorate('c5c3', { draining: false, metrics, capture, inflightBytes: () => budget?.bytes ?? 0 });
+  metrics.readInflightBytes = () => budget?.bytes ?? 0;
   if (capture) app.addHook('onClose', async () => capture.flush());
+  // Draining (shutdown began): every answer closes its connection, so keep-alive clients move to
+  // new connections (to another replica, once endpoints drop this one) while this one still
+  // answers, instead of finding their idle connection closed under a request when it stops.
+  app.addHook('onSend', async (_request, reply) => {
+    if (app.c5c3.draining) reply.header('connection', 'close');
+  });
 
   // One concern each (src/http/): errors, overload, probes, metrics, the request log, the hooks.
   await app.register(errorsPlugin);
@@ -99,8 +122,18 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     overload: options.overload,
     maxInflightBytes: options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES,
     bodyLimit,
+    onBudget: (b) => (budget = b),
   });
-  await app.register(probesPlugin, { draining: () => app.c5c3.draining });
+  const budgetStuckMs = options.budgetStuckMs ?? DEFAULT_BUDGET_STUCK_MS;
+  await app.register(probesPlugin, {
+    draining: () => app.c5c3.draining,
+    unready: () => {
+      const since = budget?.exhaustedSince;
+      return since !== undefined && Date.now() - since >= budgetStuckMs
+        ? `in-flight body budget exhausted for ${Math.round((Date.now() - since) / 1000)} s (${budget?.bytes} bytes held)`
+        : undefined;
+    },
+  });
   await app.register(metricsPlugin, { metrics });
   await app.register(requestLogPlugin);
   await app.register(hooksPlugin, {
@@ -111,6 +144,21 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     capture,
   });
   return app;
+}
+
+/**
+ * Shutdown, before app.close(): stop accepting connections, then give those already accepted up to
+ * `graceMs` to deliver their request and get its answer (draining: with `Connection: close`, so
+ * each closes after it). app.close() then closes what is still idle; done at once, a connection
+ * accepted a moment before (its request on the way) was reset under its request.
+ */
+export async function stopAccepting(app: HooksServer, graceMs: number): Promise<void> {
+  if (!app.server.listening) return;
+  // net's close only (http's would also close the idle connections now); its callback waits for
+  // every connection to end, so it is not awaited.
+  net.Server.prototype.close.call(app.server);
+  const connections = () => new Promise<number>((resolve) => app.server.getConnections((err, count) => resolve(err ? 0 : count)));
+  for (const deadline = Date.now() + graceMs; Date.now() < deadline && (await connections()) > 0; ) await new Promise((r) => setTimeout(r, 20));
 }
 
 function errorCode(err: unknown): string | undefined {

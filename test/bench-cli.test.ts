@@ -42,6 +42,8 @@ t.test('bench prints its report and progress, and writes only with --write', asy
   }
   t.notMatch(r.stdout, /extra Secrets/, 'the unrelated-Secrets case is gone');
   t.match(r.stdout, /slope -?\d+\.\d\d MB per 100,000 requests/, 'RSS slope');
+  // Sampled every fortieth of the long run's requests, not by time: as many samples on a busy machine.
+  t.match(r.stdout, /least squares over (3\d|4\d) samples after the first tenth/, 'RSS sampled by requests, not by time');
   t.match(r.stdout, /\| package \| inclusive \| self \|\n\|---\|---\|---\|\n\| [^\n]+ \| \d+\.\d % \| \d+\.\d % \|/, 'profile by package');
   t.match(r.stdout, /Log lines written by the server during the run: [1-9]/, 'the server logged');
   t.match(r.stderr, /bench \[\d+ s\]: \/controlplane\/sync at concurrency 16/, 'progress on stderr');

@@ -28,10 +28,13 @@ const status = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(
 
 const parent = { apiVersion: 'c5c3.io/v1alpha1', kind: 'ControlPlane', metadata: { name: 'cp', namespace: 'ns', uid: 'u', generation: 1 }, spec: { openStackRelease: '2025.2', services: { keystone: {} } } };
 /** A sync body just under the limit whose observed children expand most once parsed. */
-function body(shape: 'objects' | 'tiny', tag: number): string {
+function body(shape: 'objects' | 'tiny' | 'arrays', tag: number): string {
   const base: Obj = { controller: {}, parent, children: {}, related: {} };
   const room = bodyLimit - JSON.stringify(base).length - 2048;
-  if (shape === 'tiny') {
+  if (shape === 'arrays') {
+    // As dense as a body may be (one array per 8 characters, json-body.ts BODY_DENSITY): ten times its text.
+    base.children = { 'W.example.com/v1': { 'ns/w': { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: `w${tag}`, namespace: 'ns' }, s: Array.from({ length: Math.floor(room / 8) }, () => [0, 0, 0]) } } };
+  } else if (shape === 'tiny') {
     // One child holding a million one-key objects (the largest expansion: ~25 bytes each).
     base.children = { 'W.example.com/v1': { 'ns/w': { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: `w${tag}`, namespace: 'ns' }, s: Array.from({ length: Math.floor(room / 8) }, () => ({ a: 1 })) } } };
   } else {
@@ -49,7 +52,8 @@ function body(shape: 'objects' | 'tiny', tag: number): string {
 
 t.setTimeout(240_000);
 
-t.test(`worst-case bodies, 4 at once, stay under 85% of the ${limitMiB}Mi memory limit`, async (t) => {
+/** The compiled server as deployed, on a free port. */
+async function startServer(t: { teardown: (fn: () => void) => void }): Promise<{ child: ReturnType<typeof spawn>; port: number }> {
   if (!existsSync(join(REPO_ROOT, 'dist/main.js'))) execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
   const port = await freePort();
   const nodeOptions = (env.NODE_OPTIONS ?? '').split(' ').filter(Boolean);
@@ -67,27 +71,103 @@ t.test(`worst-case bodies, 4 at once, stay under 85% of the ${limitMiB}Mi memory
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+  return { child, port };
+}
+
+/** POSTs `text` until it is answered other than 429 (retrying after 50 ms): the final status and body. */
+async function answered(port: number, path: string, text: string, onRefused: () => void): Promise<{ status: number; body: string }> {
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+    const body = await res.text();
+    if (res.status !== 429 || res.headers.get('retry-after') !== '5') return { status: res.status, body };
+    onRefused();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+t.test(`worst-case bodies, 4 at once, stay under 85% of the ${limitMiB}Mi memory limit`, async (t) => {
+  const { child, port } = await startServer(t);
   const idle = status(child.pid!, 'VmRSS');
   const rounds = 2;
   let refused = 0;
-  for (const shape of ['tiny', 'objects'] as const) {
+  for (const shape of ['tiny', 'objects', 'arrays'] as const) {
     const bodies = Array.from({ length: 4 }, (_, i) => body(shape, i));
     for (let round = 0; round < rounds; round++) {
-      const codes = await Promise.all(bodies.map(async (b) => {
-        // Each client retries a 429 after 50 ms (harsher than Metacontroller's Retry-After) until answered.
-        for (;;) {
-          const res = await fetch(`http://127.0.0.1:${port}/controlplane/sync`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: b });
-          await res.arrayBuffer();
-          if (res.status !== 429 || res.headers.get('retry-after') !== '5') return res.status;
-          refused++;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }));
+      // Each client retries a 429 after 50 ms (harsher than Metacontroller's Retry-After) until answered.
+      const codes = await Promise.all(bodies.map(async (b) => (await answered(port, '/controlplane/sync', b, () => refused++)).status));
       t.same(codes, bodies.map(() => 200), `${shape}, round ${round}: every call answered 200 in the end`);
     }
   }
   t.ok(refused > 0, `calls over the in-flight budget were answered 429 with Retry-After (${refused} times)`);
   const peak = status(child.pid!, 'VmHWM');
   t.comment(`idle RSS ${idle.toFixed(0)} MiB, peak RSS ${peak.toFixed(0)} MiB, limit ${limitMiB} MiB (${env.NODE_OPTIONS}, MAX_INFLIGHT_BYTES ${env.MAX_INFLIGHT_BYTES}, BODY_LIMIT ${env.BODY_LIMIT})`);
+  t.ok(peak < limitMiB * 0.85, `peak RSS ${peak.toFixed(0)} MiB < 85% of ${limitMiB} MiB`);
+});
+
+const tower = (levels: number): unknown => {
+  let v: unknown = 1;
+  for (let i = 0; i < levels; i++) v = { a: v };
+  return v;
+};
+const sync = (p: Obj, extra: Obj = {}) => JSON.stringify({ controller: {}, parent: p, children: {}, related: {}, ...extra });
+const lastApplied = (value: unknown) => ({ 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(value) });
+const withSpec = (spec: Obj) => ({ ...parent, spec: { ...parent.spec, ...spec } });
+const managed = { database: { clusterRef: { name: 'db' } }, cache: { clusterRef: { name: 'mc' } } };
+const objectsArray = (chars: number) => `[${'{},'.repeat(Math.floor(chars / 3) - 1)}{}]`;
+
+/** Adversarial shapes (issue 33), each with the answers it may get: never a 5xx, never a crash. */
+function adversarial(): { name: string; path: string; text: string; expect: number; check?: (body: string) => string | undefined }[] {
+  const emptyChildren: Obj = {};
+  for (let i = 0; i < 91_000; i++) emptyChildren[`ns/c${i}`] = {};
+  const infraMessage = (body: string) => (JSON.parse(body).status.conditions as Obj[]).find((c) => c.type === 'InfrastructureReady')?.message as string;
+  const w = (s: unknown, annotations?: Obj) => ({ 'W.example.com/v1': { 'ns/w': { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: 'w', namespace: 'ns', annotations }, s } } });
+  return [
+    { name: '91,000 empty children (allErrors+verbose ran out of memory)', path: '/controlplane/sync', text: sync(parent, { children: { 'W.example.com/v1': emptyChildren } }), expect: 400 },
+    {
+      name: '200,000 wrong-typed cache.servers: one error, small answer',
+      path: '/controlplane/sync',
+      text: sync(withSpec({ infrastructure: { database: managed.database, cache: { servers: Array.from({ length: 200_000 }, () => 1) } } })),
+      expect: 200,
+      check: (body) => (body.length < 16 * 1024 && /cache\.servers\[0\]: must be a string/.test(infraMessage(body)) ? undefined : `answer of ${body.length} characters: ${infraMessage(body)?.slice(0, 200)}`),
+    },
+    {
+      name: '5,000 wrong-typed cache.servers: ten errors and how many more',
+      path: '/controlplane/sync',
+      text: sync(withSpec({ infrastructure: { database: managed.database, cache: { servers: Array.from({ length: 5_000 }, () => 1) } } })),
+      expect: 200,
+      check: (body) => (body.length < 16 * 1024 && /; and 4990 more/.test(infraMessage(body)) ? undefined : `answer of ${body.length} characters: ${infraMessage(body)?.slice(0, 300)}`),
+    },
+    { name: '505-deep tower in the spec', path: '/controlplane/sync', text: sync(withSpec({ infrastructure: managed, x: tower(505) })), expect: 200 },
+    { name: '505-deep tower in the spec (finalize)', path: '/controlplane/finalize', text: sync(withSpec({ infrastructure: managed, x: tower(505) }), { finalizing: true }), expect: 200 },
+    {
+      name: '505-deep tower inside the last-applied annotation of parent and child',
+      path: '/controlplane/sync',
+      text: sync({ ...withSpec({ infrastructure: managed }), metadata: { ...parent.metadata, annotations: lastApplied({ spec: tower(505) }) } }, { children: w(tower(500), lastApplied({ s: tower(505) })) }),
+      expect: 200,
+    },
+    ...[4, 6, 8].flatMap((mib) => [
+      { name: `${mib} MiB of [{},{},…] as the body`, path: '/controlplane/sync', text: objectsArray(mib * MiB - 16), expect: 413 },
+      { name: `${mib} MiB of [{},{},…] in a child`, path: '/controlplane/sync', text: sync(parent, { children: w('@') }).replace('"@"', objectsArray(mib * MiB - 4096)), expect: 413 },
+    ]),
+  ];
+}
+
+t.test('adversarial bodies, sent at once: 4xx or an answer, never a crash, memory bounded', async (t) => {
+  const { child, port } = await startServer(t);
+  const cases = adversarial();
+  let refused = 0;
+  const results = await Promise.all(cases.map((c) => answered(port, c.path, c.text, () => refused++)));
+  cases.forEach((c, i) => {
+    const { status: got, body } = results[i]!;
+    t.equal(got, c.expect, `${c.name}: ${got}${got >= 400 ? ` ${body.slice(0, 160)}` : ''}`);
+    if (got === 200 && c.check) {
+      const problem = c.check(body);
+      t.notOk(problem, `${c.name}: ${problem ?? 'answer as expected'}`);
+    }
+  });
+  t.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, 'the process still serves');
+  t.equal(child.exitCode, null, 'the process did not exit');
+  const peak = status(child.pid!, 'VmHWM');
+  t.comment(`peak RSS ${peak.toFixed(0)} MiB; ${refused} calls were refused 429 and retried`);
   t.ok(peak < limitMiB * 0.85, `peak RSS ${peak.toFixed(0)} MiB < 85% of ${limitMiB} MiB`);
 });

@@ -31,10 +31,14 @@ t.test('a refused request names what was expected (and never the value sent)', a
   const { app } = await testServer();
   t.teardown(() => app.close());
   const parent = fixtureControlPlane('controlplane.yaml');
-  const res = await post(app, '/controlplane/sync', { controller: {}, parent: { ...parent, kind: 'Secret-s3cr3t' }, children: {}, related: {}, finalizing: 'no' });
+  // Validation stops at the first error (a body's errors must not cost work without bound).
+  const res = await post(app, '/controlplane/sync', { controller: {}, parent: { ...parent, kind: 'Secret-s3cr3t' }, children: {}, related: {} });
   t.equal(res.status, 400);
   t.match(res.json.message, /body\.parent\.kind: must be "ControlPlane"/);
-  t.match(res.json.message, /body\.finalizing: must be a boolean, got a string/);
-  t.notMatch(res.json.message, /s3cr3t|"no"/, 'the values sent are not repeated');
+  t.notMatch(res.json.message, /s3cr3t/, 'the value sent is not repeated');
   t.notMatch(res.json.message, /must be equal to constant/);
+  const typed = await post(app, '/controlplane/sync', { controller: {}, parent, children: {}, related: {}, finalizing: 'no' });
+  t.equal(typed.status, 400);
+  t.match(typed.json.message, /body\.finalizing: must be a boolean, got a string/);
+  t.notMatch(typed.json.message, /"no"/, 'the value sent is not repeated');
 });

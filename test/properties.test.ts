@@ -12,6 +12,7 @@ import { syncCredentialRotation } from '../src/credentialrotation/sync.js';
 import { customizeCredentialRotation } from '../src/credentialrotation/customize.js';
 import { CompositeHookResponse, CustomizeHookResponse, DecoratorHookResponse } from '../src/api/hooks.js';
 import { compileValidator } from '../src/api/validate.js';
+import { ControlPlaneSpec } from '../src/api/controlplane.js';
 import { FIXED_NOW, sequence, testServer } from './support/server.js';
 import { brownfieldCP, converge, managedCP, ids } from './support/sync.js';
 import { applyResponse, adminPasswordSecret, clusterSecretStore, objectMap, orcStatus, readyCondition, secret, syncRequest, isOrc } from './support/world.js';
@@ -61,12 +62,47 @@ function childArb(child: Obj): fc.Arbitrary<Obj> {
   });
 }
 
-const hostileSpec = fc.oneof(
-  fc.constant(undefined),
-  fc.constant(null),
-  fc.string({ maxLength: 5 }),
-  fc.record({ region: fc.oneof(fc.integer(), fc.string({ maxLength: 3 })), openStackRelease: fc.constantFrom('2025.2', 'x', 3) }),
-);
+/** Every path of the ControlPlane spec schema (array items as index 0), from its TypeBox schema. */
+function schemaPaths(schema: Obj, path: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  if (schema.type === 'object' && schema.properties) {
+    for (const [key, sub] of Object.entries(schema.properties as Obj)) {
+      out.push([...path, key]);
+      schemaPaths(sub as Obj, [...path, key], out);
+    }
+  } else if (schema.type === 'array' && schema.items) {
+    out.push([...path, 0]);
+    schemaPaths(schema.items as Obj, [...path, 0], out);
+  }
+  return out;
+}
+const SPEC_PATHS = schemaPaths(ControlPlaneSpec as unknown as Obj);
+
+/** What JSON can carry where it does not belong: null, numbers that overflowed, wrong types. */
+const wrongValue = fc.constantFrom<unknown>(null, Infinity, -Infinity, 0, -1, 1.5, 2 ** 53, '', 'x', true, [], [null], [{}], ['x'], {}, { a: 1 });
+
+/** A valid spec with the value at one schema path (intermediate objects created) replaced by a wrong one. */
+const mutatedSpec = (p: Pools) =>
+  fc.record({ cp: fc.constantFrom(...p.cps), path: fc.constantFrom(...SPEC_PATHS), value: wrongValue }).map(({ cp, path, value }) => {
+    const spec = structuredClone(cp.spec) as Obj;
+    let holder: Obj = spec;
+    path.slice(0, -1).forEach((key, i) => {
+      const next = path[i + 1];
+      if (holder[key] === null || typeof holder[key] !== 'object') holder[key] = typeof next === 'number' ? [] : {};
+      holder = holder[key];
+    });
+    holder[path[path.length - 1]!] = value;
+    return spec;
+  });
+
+const hostileSpec = (p: Pools) =>
+  fc.oneof(
+    fc.constant(undefined),
+    fc.constant(null),
+    fc.string({ maxLength: 5 }),
+    fc.record({ region: fc.oneof(fc.integer(), fc.string({ maxLength: 3 })), openStackRelease: fc.constantFrom('2025.2', 'x', 3) }),
+    mutatedSpec(p),
+    mutatedSpec(p),
+  );
 
 function requestArb(p: Pools, finalizing: boolean): fc.Arbitrary<{ request: Obj; now: Date }> {
   const children: fc.Arbitrary<Obj[]> = fc.subarray(p.children).chain((subset) => (subset.length === 0 ? fc.constant([] as Obj[]) : (fc.tuple(...subset.map(childArb)) as fc.Arbitrary<Obj[]>)));
@@ -91,7 +127,7 @@ function requestArb(p: Pools, finalizing: boolean): fc.Arbitrary<{ request: Obj;
   });
   return fc.record({
     cp: fc.constantFrom(...p.cps),
-    spec: fc.option(hostileSpec, { freq: 8 }),
+    spec: fc.option(hostileSpec(p), { freq: 3 }),
     status: fc.option(fc.constantFrom(...p.statuses)),
     children,
     related,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { Sanitizer } from '../src/capture/sanitize.js';
-import { ValueReplacer, MIN_SECRET_LENGTH } from '../src/capture/secret-values.js';
+import { ValueReplacer, MIN_SECRET_LENGTH, base64Cores } from '../src/capture/secret-values.js';
 import type { CapturedCall } from '../src/capture/capture.js';
 import { post, testServer, FIXED_NOW } from './support/server.js';
 import { conditionOf, converge, managedCP } from './support/sync.js';
@@ -81,11 +81,18 @@ t.test('Sanitizer: clouds.yaml numeric, unlisted and list-valued auth secrets, i
   t.same(twice, out, 'idempotent');
 });
 
-t.test('ValueReplacer: longest first, base64 too, short values never inside text', async (t) => {
+t.test('ValueReplacer: longest first, base64 (at every offset) too, short values never inside text', async (t) => {
   const r = new ValueReplacer([['secret-long-value', 'X'], ['secret-long', 'Y'], ['abc', 'Z']]);
   t.equal(r.apply('a secret-long-value and secret-long'), 'a X and Y');
   t.equal(r.apply(`b64 ${b64('secret-long-value')}`), `b64 ${b64('X')}`);
   t.equal(r.apply('abcdef'), 'abcdef', `values under ${MIN_SECRET_LENGTH} characters are not replaced inside words`);
+  t.equal(r.apply('abc'), 'Z', `values under ${MIN_SECRET_LENGTH} characters are replaced where they stand whole`);
+  for (const prefix of ['', 'u', 'us', 'user:']) {
+    const encoded = b64(`${prefix}secret-long-value and more`);
+    const out = r.apply(encoded);
+    t.not(out, encoded, `base64 of a text holding the value at offset ${prefix.length}: replaced`);
+    for (const core of base64Cores('secret-long-value')) t.notOk(out.includes(core), `offset ${prefix.length}: no core of the value left`);
+  }
 });
 
 t.test('redactConditionMessages: new condition objects, the request never changed', async (t) => {

@@ -104,7 +104,8 @@ t.test('metrics: Node defaults and the hook histogram labelled by hook and outco
   t.match(text, /process_cpu_user_seconds_total/, 'Node default metrics');
   t.match(text, /c5c3_hooks_request_duration_seconds_count\{hook="controlplane\/customize",outcome="success"\} 1/);
   t.match(text, /c5c3_hooks_request_duration_seconds_count\{hook="controlplane\/customize",outcome="client_error"\} 1/);
-  for (const line of text.split('\n').filter((l) => l.startsWith('c5c3_hooks_'))) {
+  t.match(text, /^c5c3_hooks_inflight_bytes 0$/m, 'the in-flight budget, given back');
+  for (const line of text.split('\n').filter((l) => l.startsWith('c5c3_hooks_') && !l.startsWith('c5c3_hooks_inflight_bytes '))) {
     const labels = [...line.matchAll(/(\w+)="/g)].map((m) => m[1]).filter((l) => l !== 'le');
     t.same(labels, ['hook', 'outcome'], `no per-object labels: ${line.split(' ')[0]}`);
   }

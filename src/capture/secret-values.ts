@@ -108,28 +108,75 @@ export function secretValuesOf(objects: Iterable<Json>): Set<string> {
 }
 
 /**
- * Replaces every occurrence of each value (and of its base64) inside strings. Values shorter than
- * MIN_SECRET_LENGTH are left to exact matches: inside text they would hit unrelated words.
+ * The base64 characters that depend on `value`'s bytes only, when `value` stands at byte offset
+ * 0, 1 or 2 (mod 3) of a longer text that is base64-encoded (a Secret holding `user:password`, a
+ * docker config's `auth`): character i of an encoding covers bits 6i…6i+5, so with `shift` bytes
+ * before the value, the characters whose six bits all fall inside it.
+ */
+export function base64Cores(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const cores: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
+    const first = Math.ceil((8 * shift) / 6);
+    const end = Math.floor((8 * (shift + bytes.length)) / 6); // exclusive
+    if (end > first) cores.push(encoded.slice(first, end));
+  }
+  return cores;
+}
+
+/** A base64 core shorter than this is not searched for (it would hit unrelated base64). */
+const MIN_CORE_LENGTH = 8;
+
+/**
+ * Replaces every occurrence of each value (and of its base64, also where it stands at any offset
+ * inside a longer base64 text: base64Cores) inside strings. Literal matching: the needles are
+ * searched for with indexOf, longest first, no pattern is built from them (a RegExp of all the
+ * values outgrew V8's limit for a 20 KB CA bundle, and its error quoted them). The work is the
+ * needles (five per value) times the text, bounded by the request. Values shorter than
+ * MIN_SECRET_LENGTH are replaced only where a whole text equals one: inside text they would hit
+ * unrelated words.
  */
 export class ValueReplacer {
-  private readonly pattern?: RegExp;
-  private readonly map = new Map<string, string>();
+  /** Needle → replacement, longest needle first. */
+  private readonly needles: [string, string][] = [];
+  /** Values under MIN_SECRET_LENGTH: replaced only where a whole text equals one. */
+  private readonly whole = new Map<string, string>();
 
-  /** `encodeReplacement`: a base64 occurrence becomes the base64 of the replacement (else the replacement). */
+  /** `encodeReplacement`: a whole base64 occurrence becomes the base64 of the replacement (else the replacement). */
   constructor(replacements: Iterable<[string, string]>, encodeReplacement = true) {
+    const map = new Map<string, string>();
     for (const [value, replacement] of replacements) {
-      if (value.length < MIN_SECRET_LENGTH || value === replacement) continue;
-      if (!this.map.has(value)) this.map.set(value, replacement);
+      if (value === replacement || value.length === 0) continue;
+      if (value.length < MIN_SECRET_LENGTH) {
+        if (!this.whole.has(value)) this.whole.set(value, replacement);
+        continue;
+      }
+      if (!map.has(value)) map.set(value, replacement);
       const encoded = b64(value);
-      if (!this.map.has(encoded)) this.map.set(encoded, encodeReplacement ? b64(replacement) : replacement);
+      if (!map.has(encoded)) map.set(encoded, encodeReplacement ? b64(replacement) : replacement);
+      for (const core of base64Cores(value)) if (core.length >= MIN_CORE_LENGTH && !map.has(core)) map.set(core, replacement);
     }
-    if (this.map.size === 0) return;
-    const alternatives = [...this.map.keys()].sort((a, b) => b.length - a.length).map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    this.pattern = new RegExp(alternatives.join('|'), 'g');
+    this.needles = [...map].sort((a, b) => b[0].length - a[0].length);
   }
 
   apply(text: string): string {
-    if (!this.pattern) return text;
-    return text.replace(this.pattern, (found) => this.map.get(found) ?? found);
+    const whole = this.whole.get(text);
+    if (whole !== undefined) return whole;
+    let out = text;
+    for (const [needle, replacement] of this.needles) {
+      if (needle.length > out.length) continue;
+      let at = out.indexOf(needle);
+      if (at < 0) continue;
+      let result = '';
+      let from = 0;
+      while (at >= 0) {
+        result += out.slice(from, at) + replacement;
+        from = at + needle.length;
+        at = out.indexOf(needle, from);
+      }
+      out = result + out.slice(from);
+    }
+    return out;
   }
 }

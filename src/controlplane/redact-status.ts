@@ -1,7 +1,8 @@
 // Condition messages of the ControlPlane status repeat what children say (a MariaDB's or a K-ORC
 // object's own condition message), and a child may put a secret there (an operator echoing a
 // connection string). No value held by a Secret of the request reaches the status: every
-// occurrence (raw or base64) in a condition message becomes `[redacted]`.
+// occurrence (raw or base64, at any offset of a base64 text) in a condition message becomes
+// `[redacted]`; a value under 6 characters only where it is the whole message (ValueReplacer).
 import type { CompositeHookResponse, ObjectMap } from '../api/hooks.js';
 import { isObject } from '../k8s/read.js';
 import { secretDataEntries, secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
@@ -19,7 +20,7 @@ function objectsOf(...maps: (ObjectMap | undefined)[]): unknown[] {
 }
 
 /**
- * The replacer of the request's Secrets, its pattern compiled once: a ControlPlane's Secrets hold
+ * The replacer of the request's Secrets, its needles computed once: a ControlPlane's Secrets hold
  * the same data sync after sync. Keyed by that data as it stands in the request (each string
  * length-prefixed, so no two lists share a key), so a remembered call neither decodes nor parses;
  * undefined when the Secrets hold no value.

@@ -8,7 +8,7 @@ import { at, isObject, isObjectName, stringAt } from '../k8s/read.js';
 import { HTTP_METHODS, type AccessRule } from './credential/application-credential.js';
 import { childNames } from './names.js';
 import { ownedNameProblem } from '../api/owned-names.js';
-import { BoundedMemo, deepFreeze } from '../memo.js';
+import { BoundedMemo, deepFreeze, exactKey } from '../memo.js';
 
 const validateSpec = compileValidator<ControlPlaneSpec>(ControlPlaneSpec, 'spec');
 
@@ -64,7 +64,8 @@ const refused = <T>(errors: string[]): Resolved<T> => ({ ok: false, errors });
 
 /**
  * Readings of the last specs seen (a ControlPlane's spec is the same sync after sync): reading is
- * a pure function of the spec's JSON text and the ControlPlane's name. A reading is shared, so it
+ * a pure function of the spec and the ControlPlane's name, keyed by exactKey (JSON text would
+ * write a spec with 1e400, -1e400 or null alike and answer one with the other's reading). A reading is shared, so it
  * is frozen through: a stage that tried to change it would throw (no stage does). Specs above
  * 64 Ki characters are read every time.
  */
@@ -78,7 +79,7 @@ export function readSpec(raw: unknown, cp: string): SpecReading {
     return deepFreeze({ spec, errors, resolved: resolveSpec(spec, cp) });
   };
   if (!isObject(raw)) return read();
-  return readings.get(JSON.stringify([cp, raw]), read);
+  return readings.get(exactKey([cp, raw]), read);
 }
 
 export function resolveSpec(spec: ControlPlaneSpec, cp: string): ResolvedSpec {

@@ -18,7 +18,7 @@
 // and for the two values sync computes from the request and the clock before the stages (the
 // credential status and the rollout plan: ClockFreeValue).
 import type { Condition } from '../k8s/conditions.js';
-import { deepFreeze } from '../memo.js';
+import { deepFreeze, exactKey } from '../memo.js';
 import type { StageInput, StageResult } from './stage.js';
 import type { Unapplied } from './unapplied.js';
 
@@ -143,5 +143,5 @@ export class ClockFreeValue<T> {
   }
 }
 
-const conditionKey = (c: Condition | undefined): string | undefined => (c === undefined ? undefined : JSON.stringify(c));
-const rolloutKey = (r: StageInput['rollout']): string => JSON.stringify(r ?? null);
+const conditionKey = (c: Condition | undefined): string | undefined => (c === undefined ? undefined : exactKey(c));
+const rolloutKey = (r: StageInput['rollout']): string => exactKey(r);

@@ -3,13 +3,13 @@
 //   the budget is answered 429 before its body is read;
 // - only when configured (main.ts does; in-process users leave it out, since they block the loop
 //   on purpose): a saturated event loop answers 429 with Retry-After, so Metacontroller backs off
-//   instead of requeueing at once.
+//   instead of requeueing at once (event-loop.ts: an interval without a sample is no news).
 import fp from 'fastify-plugin';
-import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { inflightBudget } from '../inflight.js';
+import type { FastifyInstance } from 'fastify';
+import { startEventLoopGuard } from './event-loop.js';
+import { inflightBudget, type InflightBudget } from '../inflight.js';
 import type { Metrics } from '../metrics.js';
-import { errorBody, type ErrorBody } from './errors.js';
+import { errorBody } from './errors.js';
 import { hookOf } from './hook-of.js';
 
 export interface OverloadOptions {
@@ -28,6 +28,8 @@ export interface OverloadPluginOptions {
   overload: OverloadOptions | undefined;
   maxInflightBytes: number;
   bodyLimit: number;
+  /** Handed the in-flight budget (readiness and the metrics read it). */
+  onBudget?: (budget: InflightBudget) => void;
 }
 
 export const overloadPlugin = fp(
@@ -35,23 +37,24 @@ export const overloadPlugin = fp(
     const { metrics } = options;
     const overload = { ...DEFAULT_OVERLOAD, ...options.overload };
     if (options.overload && overload.maxEventLoopDelayMs > 0) {
-      // The plugin sends what the handler returns and carries on when it returns nothing (its
-      // typings only admit the latter, hence the one cast below).
-      const sendsBody = (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined): ErrorBody | undefined => {
+      const { guard, stop } = startEventLoopGuard(overload.sampleIntervalMs);
+      app.addHook('onClose', async () => stop());
+      app.addHook('onRequest', async (request, reply) => {
         const hook = hookOf(request);
-        if (!hook) return undefined;
+        if (!hook || guard.delayMs <= overload.maxEventLoopDelayMs) return;
         metrics.overloaded.inc({ hook });
-        reply.code(429).header('retry-after', String(overload.retryAfterSeconds));
-        return errorBody(429, `overloaded (${type} ${Math.round(Number(value))}): retry after ${overload.retryAfterSeconds} s`);
-      };
-      const pressureHandler = sendsBody as (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => void;
-      await app.register(underPressure, { maxEventLoopDelay: overload.maxEventLoopDelayMs, sampleInterval: overload.sampleIntervalMs, pressureHandler });
+        return reply
+          .code(429)
+          .header('retry-after', String(overload.retryAfterSeconds))
+          .send(errorBody(429, `overloaded (eventLoopDelay ${Math.round(guard.delayMs)}): retry after ${overload.retryAfterSeconds} s`));
+      });
     }
 
     const budget = inflightBudget(options.maxInflightBytes, options.bodyLimit);
+    options.onBudget?.(budget);
     app.addHook('onRequest', async (request, reply) => {
       const hook = hookOf(request);
-      if (!hook || budget.onRequest(request)) return;
+      if (!hook || budget.admit(request, reply)) return;
       metrics.overloaded.inc({ hook });
       return reply
         .code(429)

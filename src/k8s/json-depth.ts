@@ -15,7 +15,16 @@ export const MAX_JSON_DEPTH = 512;
  * Text that is not JSON is measured all the same (the parser refuses it afterwards).
  */
 export function deeperThan(text: string, max: number = MAX_JSON_DEPTH): number {
+  return scanJson(text, max).deeperAt;
+}
+
+/**
+ * One pass over `text`: the offset of the first bracket nesting deeper than `max` (-1 when none;
+ * the scan stops there), and the objects and arrays it opens (brackets outside strings).
+ */
+export function scanJson(text: string, max: number = MAX_JSON_DEPTH): { deeperAt: number; containers: number } {
   let depth = 0;
+  let containers = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
@@ -25,19 +34,20 @@ export function deeperThan(text: string, max: number = MAX_JSON_DEPTH): number {
       let end = i;
       for (;;) {
         end = text.indexOf('"', end + 1);
-        if (end < 0) return -1;
+        if (end < 0) return { deeperAt: -1, containers };
         let backslashes = 0;
         while (text.charCodeAt(end - 1 - backslashes) === 0x5c /* \ */) backslashes++;
         if (backslashes % 2 === 0) break;
       }
       i = end;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > max) return i;
+      containers++;
+      if (++depth > max) return { deeperAt: i, containers };
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth--;
     }
   }
-  return -1;
+  return { deeperAt: -1, containers };
 }
 
 /** JSON.parse of `text` when it nests at most `max` levels; undefined when deeper or not JSON. */

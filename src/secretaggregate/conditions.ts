@@ -19,7 +19,4 @@ export const REASON = {
 } as const;
 
 /** At most `max` items joined for a condition message, then how many more there are. */
-export function listed(items: readonly string[], max = 10): string {
-  const shown = items.slice(0, max).join('; ');
-  return items.length > max ? `${shown}; and ${items.length - max} more` : shown;
-}
+export { listed } from '../api/validate.js';

@@ -7,7 +7,7 @@ import { parse, stringify } from 'yaml';
 import { isObject } from '../../k8s/read.js';
 import { OPENSTACK_ADMIN, keystoneInternalUrl } from '../names.js';
 import type { StageInput } from '../stage.js';
-import { BoundedMemo } from '../../memo.js';
+import { BoundedMemo, exactKey } from '../../memo.js';
 
 /** K-ORC runs in-cluster: every clouds.yaml selects the internal endpoints. */
 export const ENDPOINT_TYPE = 'internal';
@@ -34,7 +34,7 @@ const rendered = new BoundedMemo<string>(MEMO_ENTRIES);
 const parsed = new BoundedMemo<ParsedCloud>(MEMO_ENTRIES);
 
 function render(target: CloudTarget, auth: Record<string, string>, authType?: string): string {
-  const key = JSON.stringify([target.cloudName, target.region, authType ?? null, auth]);
+  const key = exactKey([target.cloudName, target.region, authType, auth]);
   return rendered.get(key, () => renderNow(target, auth, authType));
 }
 
@@ -82,7 +82,7 @@ export type ParsedCloud =
  * newline) reads the same.
  */
 export function readApplicationCredential(document: string, cloudName: string): ParsedCloud {
-  return parsed.get(JSON.stringify([cloudName, document]), () => Object.freeze(readNow(document, cloudName)));
+  return parsed.get(exactKey([cloudName, document]), () => Object.freeze(readNow(document, cloudName)));
 }
 
 function readNow(document: string, cloudName: string): ParsedCloud {
@@ -106,7 +106,7 @@ function readNow(document: string, cloudName: string): ParsedCloud {
 /** A document's content as canonical JSON (maps sorted), or undefined when it is not YAML. */
 function canonicalOf(document: string): string | undefined {
   try {
-    return JSON.stringify(sortDeep(parse(document)));
+    return exactKey(sortDeep(parse(document)));
   } catch {
     return undefined;
   }
