@@ -199,3 +199,29 @@ t.test('finalize: service accounts and catalog while Keystone lives, then the se
   ]);
   t.ok(order[1]!.every((id) => id.includes('-user-placement') || id.includes('-user-glance')), 'the managed service users before the admin AC');
 });
+
+t.test('a release rollout moves the services at UpdatingServices and waits for them to be Ready', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, servicesCP(), undefined, undefined, undefined, [], 30);
+  const upgraded = structuredClone(world.parent);
+  upgraded.spec.openStackRelease = '2026.1';
+  upgraded.metadata.generation = 2;
+  let w = { ...world, parent: upgraded };
+  const seen: [string, string][] = [];
+  for (let i = 0; i < 30; i++) {
+    w = await step(app, w);
+    const placement = find(w.response.children, 'Placement', 'controlplane-services-placement')!;
+    seen.push([w.response.status.updatePhase, placement.spec.openStackRelease]);
+    if (w.response.status.lastUpdate?.result === 'Complete' && w.response.status.updatePhase === 'Idle') break;
+  }
+  const phases = [...new Set(seen.map(([p]) => p))];
+  t.same(phases, ['Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'Idle']);
+  for (const [phase, release] of seen) {
+    const want = ['Validating', 'UpdatingInfra', 'UpdatingKeystone'].includes(phase) ? '2025.2' : '2026.1';
+    t.equal(release, want, `${phase}: Placement projects ${want}`);
+  }
+  t.match(find(w.response.children, 'Placement', 'controlplane-services-placement')!.spec.image, { tag: '2026.1' });
+  t.match(w.response.status.lastUpdate, { result: 'Complete' });
+  t.match(conditionOf(w.response.status, 'Ready'), { status: 'True' });
+});

@@ -48,6 +48,8 @@ export interface StageInput {
     keystone?: KeystoneDirective;
     /** While a rollout runs no re-mint starts (credential/mint.ts), with this note. */
     holdReMint?: string;
+    /** The release the services beside Keystone project (the running one until UpdatingServices). */
+    servicesRelease?: string;
   };
 }
 

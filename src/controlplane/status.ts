@@ -86,7 +86,7 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
     ...SERVICES.filter((d) => isDeclared(input.spec, d)).map((d) => ({
       name: d.name,
       ready: current.get(d.conditionType)?.status === 'True',
-      ...(typeof input.spec.openStackRelease === 'string' ? { release: input.spec.openStackRelease } : {}),
+      ...(typeof release === 'string' ? { release } : {}),
     })),
   ];
   const status: Record<string, unknown> = {

@@ -54,6 +54,8 @@ export interface ServiceContext {
   declared: DeclaredService;
   infrastructure: Infrastructure;
   names: ReturnType<typeof serviceChildNames>;
+  /** The release to project: spec.openStackRelease, or during a rollout the one it allows (docs/architecture.md §6.1). */
+  release: string;
 }
 
 export const SERVICE_IMAGE_REGISTRY = 'ghcr.io/c5c3';
@@ -61,7 +63,7 @@ export const SERVICE_IMAGE_REGISTRY = 'ghcr.io/c5c3';
 /** services.<svc>.image, else ghcr.io/c5c3/<svc>:<openStackRelease>. */
 export function serviceImage(d: ServiceDescriptor, ctx: ServiceContext): { repository: string; tag: string } {
   const image = ctx.declared.image;
-  return image ? { repository: image.repository, tag: image.tag } : { repository: `${SERVICE_IMAGE_REGISTRY}/${d.name}`, tag: ctx.spec.openStackRelease };
+  return image ? { repository: image.repository, tag: image.tag } : { repository: `${SERVICE_IMAGE_REGISTRY}/${d.name}`, tag: ctx.release };
 }
 
 /** The in-cluster URL of the service's API. */
@@ -132,7 +134,7 @@ export function commonServiceSpec(d: ServiceDescriptor, ctx: ServiceContext): Re
     replicas: cache.replicas,
   });
   return withoutUndefined({
-    openStackRelease: ctx.spec.openStackRelease,
+    openStackRelease: ctx.release,
     image: serviceImage(d, ctx),
     deployment: declared.replicas !== undefined ? { replicas: declared.replicas } : undefined,
     database,

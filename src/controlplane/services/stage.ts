@@ -217,7 +217,8 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
 
       const acct = account(d, cp, declared, korc.value);
       const imports = firstDeclared(d, input, order) ? sharedImports(cp, { cloudName: korc.value.cloudName, secretName: korc.value.secretName }) : [];
-      const ctx: ServiceContext = { cp, spec: input.spec, declared, infrastructure: infrastructure.value, names: n };
+      const release = input.rollout?.servicesRelease ?? input.spec.openStackRelease;
+      const ctx: ServiceContext = { cp, spec: input.spec, declared, infrastructure: infrastructure.value, names: n, release };
       const cr = child(d.kind, cp, n.cr, { spec: d.crSpec(ctx) });
       const parts = d.parts?.(ctx) ?? [];
 
