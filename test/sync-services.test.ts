@@ -225,3 +225,19 @@ t.test('a release rollout moves the services at UpdatingServices and waits for t
   t.match(w.response.status.lastUpdate, { result: 'Complete' });
   t.match(conditionOf(w.response.status, 'Ready'), { status: 'True' });
 });
+
+t.test('customize relates the RabbitmqCluster to adopt, or the brownfield bus Secret; nothing new without messaging', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const rules = async (parent: Obj) => ((await post(app, '/controlplane/customize', { controller: {}, parent })).json as Obj).relatedResources as Obj[];
+  const managed = await rules(servicesCP());
+  t.match(managed.find((r) => r.resource === 'rabbitmqclusters'), { apiVersion: 'rabbitmq.com/v1beta1', namespace: 'openstack', names: ['controlplane-services-rabbitmq'] });
+  const brown = servicesCP();
+  brown.spec.infrastructure.messaging = { secretRef: { name: 'bus' } };
+  const brownRules = await rules(brown);
+  t.notOk(brownRules.some((r) => r.resource === 'rabbitmqclusters'));
+  t.ok(brownRules.find((r) => r.resource === 'secrets')!.names.includes('bus'));
+  const plain = await rules(managedCP());
+  t.notOk(plain.some((r) => r.resource === 'rabbitmqclusters'));
+  t.notOk(plain.find((r) => r.resource === 'secrets')!.names.includes('bus'));
+});
