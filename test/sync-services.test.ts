@@ -241,3 +241,17 @@ t.test('customize relates the RabbitmqCluster to adopt, or the brownfield bus Se
   t.notOk(plain.some((r) => r.resource === 'rabbitmqclusters'));
   t.notOk(plain.find((r) => r.resource === 'secrets')!.names.includes('bus'));
 });
+
+t.test('a schema error under services.<svc> (admission bypassed) fails that service only', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, servicesCP(), undefined, undefined, undefined, [], 30);
+  const bad = structuredClone(world.parent);
+  bad.spec.services.placement.replicas = 0;
+  bad.metadata.generation = 2;
+  const res = await sync(app, bad, world.children, world.related);
+  t.match(conditionOf(res.status, 'PlacementReady'), { status: 'False', reason: 'InvalidSpec', message: /spec\.services\.placement\.replicas/ });
+  t.match(conditionOf(res.status, 'KeystoneReady'), { status: 'True' }, 'Keystone is not failed for it');
+  t.match(conditionOf(res.status, 'GlanceReady'), { status: 'True' });
+  t.same(ids(res.children), ids(world.children), 'nothing observed is dropped');
+});

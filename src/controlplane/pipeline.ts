@@ -53,7 +53,11 @@ export interface PipelineResult {
 /** Schema errors that belong to `stage`: under one of its read paths (the first stage takes the rest). */
 function errorsFor(stage: Stage, index: number, errors: string[], table: readonly Stage[]): string[] {
   const under = (e: string, path: string) => e.startsWith(`${path}.`) || e.startsWith(`${path}:`) || e.startsWith(`${path}[`);
+  // A sibling (service) stage's fields are its own: a bad services.placement never fails Keystone,
+  // whose reads (spec.services) cover it.
+  const ownedBySibling = (e: string) => table.some((other) => other.sibling && other.reads.some((p) => under(e, p)));
   return errors.filter((e) => {
+    if (!stage.sibling && ownedBySibling(e)) return false;
     if (stage.reads.some((p) => under(e, p))) return true;
     if (index !== 0) return false;
     return !table.some((other) => other.reads.some((p) => under(e, p)));
