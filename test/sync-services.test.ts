@@ -149,7 +149,7 @@ t.test('messaging: an unowned RabbitmqCluster is adopted; a brownfield bus needs
   const brown = servicesCP();
   brown.spec.infrastructure.messaging = { secretRef: { name: 'bus' } };
   const without = await converge(app, brown, [clusterSecretStore()], undefined, undefined, [], 30);
-  t.match(conditionOf(without.response.status, 'InfrastructureReady'), { status: 'False', reason: 'WaitingForMessaging', message: 'messaging Secret bus does not exist' });
+  t.match(conditionOf(without.response.status, 'InfrastructureReady'), { status: 'False', reason: 'WaitingForMessaging', message: 'Messaging Secret bus does not exist' });
   t.notOk(without.children.some((c) => c.kind === 'RabbitmqCluster'));
   const withBus = await converge(app, brown, [clusterSecretStore(), secret('openstack', 'bus', { transport_url: 'rabbit://u:p@h:5672/' })], undefined, undefined, [], 30);
   t.match(conditionOf(withBus.response.status, 'InfrastructureReady'), { status: 'True' });

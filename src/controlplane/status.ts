@@ -7,7 +7,7 @@ import { decideCondition, type Condition } from '../k8s/conditions.js';
 import type { CredentialStatus } from './credential/credential-status.js';
 import { CONDITION, READY_MESSAGE, REASON, SERVICES_READY_MESSAGE, SUB_CONDITIONS, type Decision } from './conditions.js';
 import { SERVICES } from './services/index.js';
-import type { ServiceDescriptor } from './services/descriptor.js';
+import { notManaged, type ServiceDescriptor } from './services/descriptor.js';
 import type { ControlPlaneRef } from './ref.js';
 import type { UnappliedChild } from './unapplied.js';
 import { rolloutStatusFields } from './rollout/rollout-state.js';
@@ -21,7 +21,7 @@ export function readyDecision(conditions: ReadonlyMap<string, Condition>): Decis
   return { status: 'False', reason: REASON.NotAllReady, message: `${READY_MESSAGE.notAll}: ${notReady.join(', ')}` };
 }
 
-const isDeclared = (spec: ControlPlaneSpec, d: ServiceDescriptor) => (spec.services as Record<string, unknown> | undefined)?.[d.name] !== undefined;
+const isDeclared = (spec: ControlPlaneSpec, d: ServiceDescriptor) => spec.services?.[d.name] !== undefined;
 
 /** ServicesReady (seed 002): True when every declared service beside Keystone is Ready (or none is declared). */
 export function servicesReadyDecision(spec: ControlPlaneSpec, conditions: ReadonlyMap<string, Condition>): Decision {
@@ -60,7 +60,7 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
     // stage was reached: the condition set is the same in every mode (docs/architecture.md §2.13).
     const svc = c === undefined ? SERVICES.find((d) => d.conditionType === type) : undefined;
     if (svc && !isDeclared(input.spec, svc)) {
-      c = decideCondition(type, { status: 'True', reason: svc.reasons.notManaged, message: `services.${svc.name} is not declared` }, undefined, input.cp.generation, input.now);
+      c = decideCondition(type, notManaged(svc), undefined, input.cp.generation, input.now);
     }
     if (c) current.set(type, c);
   }

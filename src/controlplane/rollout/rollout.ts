@@ -187,7 +187,7 @@ const DEFAULT_DEADLINE_SECONDS = deadlineSeconds(DEFAULTS.rolloutDeadline) ?? 15
 
 export function planRollout(input: RolloutInput): RolloutPlan {
   const previous = readRolloutMemory(input.previousStatus);
-  const declared = SERVICES.filter((d) => (input.spec.services as Record<string, unknown> | undefined)?.[d.name] !== undefined).map((d) => d.conditionType);
+  const declared = SERVICES.filter((d) => input.spec.services?.[d.name] !== undefined).map((d) => d.conditionType);
   const base = {
     deadlineSeconds: deadlineSeconds(input.spec.rolloutDeadline) ?? DEFAULT_DEADLINE_SECONDS,
     generation: input.generation,

@@ -5,7 +5,7 @@
 import type { ControlPlaneSpec, ManagedServiceName } from '../../api/controlplane.js';
 import type { KindInfo } from '../../k8s/kinds.js';
 import type { KubeObject } from '../../k8s/observed.js';
-import type { Reason, SubConditionType } from '../conditions.js';
+import type { Decision, Reason, SubConditionType } from '../conditions.js';
 import type { ControlPlaneRef } from '../ref.js';
 import type { Infrastructure } from '../spec.js';
 import { sortedMap } from '../children.js';
@@ -56,6 +56,11 @@ export interface ServiceContext {
   names: ReturnType<typeof serviceChildNames>;
   /** The release to project: spec.openStackRelease, or during a rollout the one it allows (docs/architecture.md §6.1). */
   release: string;
+}
+
+/** The condition of a service that is not declared (stage.ts and, before the stage is reached, status.ts). */
+export function notManaged(d: ServiceDescriptor): Decision {
+  return { status: 'True', reason: d.reasons.notManaged, message: `${d.title} is not managed: spec.services.${d.name} is not declared` };
 }
 
 export const SERVICE_IMAGE_REGISTRY = 'ghcr.io/c5c3';

@@ -24,7 +24,7 @@ export const glance: ServiceDescriptor = {
   reasons: { notManaged: REASON.GlanceNotManaged, waiting: REASON.WaitingForGlance, ready: REASON.GlanceReady },
   crSpec: (ctx) => commonServiceSpec(glance, ctx),
   parts(ctx) {
-    const backends = ((ctx.declared as { backends?: Backend[] }).backends ?? []);
+    const backends: Backend[] = ctx.spec.services.glance?.backends ?? [];
     return backends.map((b) => {
       const s3 = b.s3;
       const spec: Record<string, unknown> = { glanceRef: { name: ctx.names.cr }, type: b.type, isDefault: b.isDefault === true };
@@ -40,8 +40,8 @@ export const glance: ServiceDescriptor = {
       return child(GVK.GlanceBackend, ctx.cp, ctx.names.part(b.name), { spec });
     });
   },
-  specErrors(declared) {
-    const backends = ((declared as { backends?: Backend[] }).backends ?? []);
+  specErrors(_declared, spec) {
+    const backends: Backend[] = spec.services.glance?.backends ?? [];
     const defaults = backends.filter((b) => b.isDefault === true).length;
     const errors: string[] = [];
     if (backends.length === 0) errors.push('spec.services.glance.backends: at least one backend is required');

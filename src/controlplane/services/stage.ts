@@ -7,7 +7,7 @@
 // account exists, kept from then on. Not declared: True/<Svc>NotManaged, nothing emitted; the
 // children of a service removed from the spec are kept until the ControlPlane carries
 // `c5c3.io/allow-<svc>-deletion: "true"`, then released, K-ORC objects first.
-import { GVK } from '../../k8s/kinds.js';
+import { GVK, type KindInfo } from '../../k8s/kinds.js';
 import { identity, isTerminating, type KubeObject } from '../../k8s/observed.js';
 import { isAvailableUpToDate, orcDetail, terminalError } from '../../k8s/orc.js';
 import { isReadyAsDesired, readinessDetail } from '../../k8s/readiness.js';
@@ -33,7 +33,7 @@ import type { ControlPlaneRef } from '../ref.js';
 import { complete, gate, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 import { invalidSpec } from '../stages/invalid-spec.js';
 import type { KorcSettings } from '../spec.js';
-import { internalUrl, publicUrl, servicePolicyErrors, type DeclaredService, type ServiceContext, type ServiceDescriptor } from './descriptor.js';
+import { internalUrl, notManaged, publicUrl, servicePolicyErrors, type DeclaredService, type ServiceContext, type ServiceDescriptor } from './descriptor.js';
 
 /** Bytes of randomness in a generated service-user password (base64url, as the admin AC secret). */
 export const SERVICE_PASSWORD_BYTES = 32;
@@ -42,7 +42,7 @@ const label = (o: KubeObject) => `${o.kind} ${o.metadata.name}`;
 const isOrcObject = (o: KubeObject) => o.apiVersion === GVK.User.apiVersion;
 
 /** The service's own children as they would be named (to find them once it is no longer declared). */
-function ownedIdentities(d: ServiceDescriptor, cp: ControlPlaneRef): { kind: { apiVersion: string; kind: string }; name: string }[] {
+function ownedIdentities(d: ServiceDescriptor, cp: ControlPlaneRef): { kind: KindInfo; name: string }[] {
   const n = serviceChildNames(cp.name, d.name);
   return [
     { kind: GVK.Endpoint, name: n.publicEndpoint },
@@ -60,13 +60,12 @@ function ownedIdentities(d: ServiceDescriptor, cp: ControlPlaneRef): { kind: { a
 /** Every observed child of the service: its named ones and its parts (labelled, e.g. GlanceBackends). */
 export function observedServiceChildren(d: ServiceDescriptor, input: Pick<StageInput, 'cp' | 'children'>): KubeObject[] {
   const named = ownedIdentities(d, input.cp).flatMap(({ kind, name }) => {
-    const o = input.children.get(kind as never, input.cp.namespace, name);
+    const o = input.children.get(kind, input.cp.namespace, name);
     return o ? [o] : [];
   });
   const prefix = `${serviceChildNames(input.cp.name, d.name).cr}-`;
-  const parts = d.partKind
-    ? input.children.all().filter((o) => o.apiVersion === d.partKind!.apiVersion && o.kind === d.partKind!.kind && o.metadata.name.startsWith(prefix))
-    : [];
+  const partKind = d.partKind;
+  const parts = partKind ? input.children.all().filter((o) => o.apiVersion === partKind.apiVersion && o.kind === partKind.kind && o.metadata.name.startsWith(prefix)) : [];
   return [...named, ...parts];
 }
 
@@ -74,7 +73,7 @@ export function observedServiceChildren(d: ServiceDescriptor, input: Pick<StageI
 function notDeclared(d: ServiceDescriptor, input: StageInput): StageResult {
   const left = observedServiceChildren(d, input);
   if (left.length === 0) {
-    return { condition: { status: 'True', reason: d.reasons.notManaged, message: `services.${d.name} is not declared` }, outcome: complete(), children: [] };
+    return { condition: notManaged(d), outcome: complete(), children: [] };
   }
   const annotation = allowDeletionAnnotation(d.name);
   if (input.parentAnnotations?.[annotation] !== 'true') {
@@ -82,7 +81,7 @@ function notDeclared(d: ServiceDescriptor, input: StageInput): StageResult {
       condition: {
         status: 'False',
         reason: REASON.ServiceDeletionBlocked,
-        message: `services.${d.name} was removed from the spec; its children (${left.map(label).join(', ')}) are kept until the ControlPlane carries the annotation ${annotation}: "true"`,
+        message: `${d.title} was removed from spec.services; its children (${left.map(label).join(', ')}) are kept until the ControlPlane carries the annotation ${annotation}: "true"`,
       },
       outcome: complete(),
       children: [],
@@ -97,7 +96,7 @@ function notDeclared(d: ServiceDescriptor, input: StageInput): StageResult {
     condition: {
       status: 'False',
       reason: REASON.ServiceDeleting,
-      message: `services.${d.name} was removed and ${annotation} is set: deleting ${(orc.length > 0 ? orc : live).map(label).join(', ') || 'nothing more'}${orc.length > 0 ? ' first' : ''}`,
+      message: `${d.title} was removed from spec.services and ${annotation} is set: deleting ${(orc.length > 0 ? orc : live).map(label).join(', ') || 'nothing more'}${orc.length > 0 ? ' first' : ''}`,
     },
     outcome: waiting(REQUEUE.service),
     children: [],
@@ -185,7 +184,7 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
     interval: REQUEUE.service,
     sibling: true,
     run(input): StageResult {
-      const declared = input.spec.services[d.name] as DeclaredService | undefined;
+      const declared: DeclaredService | undefined = input.spec.services?.[d.name];
       if (!declared) return notDeclared(d, input);
       const gated = gate(input, CONDITION.Keystone, REASON.WaitingForKeystone, REQUEUE.service);
       if (gated) return gated;
@@ -222,15 +221,17 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
       const cr = child(d.kind, cp, n.cr, { spec: d.crSpec(ctx) });
       const parts = d.parts?.(ctx) ?? [];
 
-      const importObjects = Object.values(serviceAccountImportNames(cp.name)).flatMap((name) =>
-        [GVK.Project, GVK.Role].flatMap((k) => {
-          const o = input.children.get(k, cp.namespace, name);
-          return o ? [o] : [];
-        }),
+      const shared = serviceAccountImportNames(cp.name);
+      const importObjects = [input.children.get(GVK.Project, cp.namespace, shared.project), input.children.get(GVK.Role, cp.namespace, shared.role)].filter(
+        (o): o is KubeObject => o !== undefined,
       );
+      const carriesSpec = (o: KubeObject) => {
+        const live = observed(o);
+        return live !== undefined && carries(live, o, ['spec']);
+      };
       const accountObjects = [acct.user, acct.roleAssignment];
       const failedAccount = [...accountObjects.map(observed), ...importObjects].find((o) => terminalError(o));
-      const accountReady = accountObjects.every((o) => isAvailableUpToDate(observed(o)) && carries(observed(o)!, o, ['spec']));
+      const accountReady = accountObjects.every((o) => isAvailableUpToDate(observed(o)) && carriesSpec(o));
       const dbReady = dbCredentials === undefined || isReady(observed(dbCredentials));
 
       // Gates block creation, never existence: the CR once observed stays desired.
@@ -250,24 +251,23 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
         outcome: done ? complete() : waiting(REQUEUE.service),
         children,
       });
-      const title = `${d.title}`;
 
       if (failedAccount) {
         return result({ status: 'False', reason: REASON.ServiceAccountFailed, message: orcDetail(label(failedAccount), failedAccount) });
       }
       const failedCatalog = acct.catalog.map(observed).find((o) => terminalError(o));
       if (failedCatalog) return result({ status: 'False', reason: REASON.ServiceCatalogFailed, message: orcDetail(label(failedCatalog), failedCatalog) });
-      if (!dbReady) {
-        return result({ status: 'False', reason: REASON.WaitingForServiceDBCredentials, message: readinessDetail(label(dbCredentials!), observed(dbCredentials!)) });
+      if (dbCredentials && !dbReady) {
+        return result({ status: 'False', reason: REASON.WaitingForServiceDBCredentials, message: readinessDetail(label(dbCredentials), observed(dbCredentials)) });
       }
       if (!accountReady) {
         const stuck = accountObjects.filter((o) => !isAvailableUpToDate(observed(o)));
-        const detail = stuck.length > 0 ? stuck.map((o) => orcDetail(label(o), observed(o))).join('; ') : `${title} account does not carry the desired spec yet`;
-        return result({ status: 'False', reason: REASON.WaitingForServiceAccount, message: `${detail} (the ${title} CR is created once the account exists)` });
+        const detail = stuck.length > 0 ? stuck.map((o) => orcDetail(label(o), observed(o))).join('; ') : `${d.title} account does not carry the desired spec yet`;
+        return result({ status: 'False', reason: REASON.WaitingForServiceAccount, message: `${detail} (the ${d.title} CR is created once the account exists)` });
       }
       const push = pushState(n.passwordBackup, n.password, observedPassword, observedPush);
       if (!push.done) return result({ status: 'False', reason: REASON.WaitingForServicePasswordBackup, message: push.detail });
-      const pendingCatalog = acct.catalog.filter((o) => !isAvailableUpToDate(observed(o)) || !carries(observed(o)!, o, ['spec']));
+      const pendingCatalog = acct.catalog.filter((o) => !isAvailableUpToDate(observed(o)) || !carriesSpec(o));
       if (pendingCatalog.length > 0) {
         return result({ status: 'False', reason: REASON.WaitingForServiceCatalog, message: pendingCatalog.map((o) => orcDetail(label(o), observed(o))).join('; ') });
       }

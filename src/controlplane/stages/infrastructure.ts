@@ -90,13 +90,13 @@ function messagingSecret(input: StageInput, ref: { name: string; key?: string })
   const secret = input.related.get(GVK.Secret, input.cp.namespace, ref.name);
   const has = secretString(secret, key) !== undefined;
   return {
-    label: `messaging Secret ${ref.name}`,
+    label: `Messaging Secret ${ref.name}`,
     waitingReason: REASON.WaitingForMessaging,
     name: ref.name,
     observed: secret,
     desired: undefined,
     ready: () => has,
-    detail: secret ? `messaging Secret ${ref.name} has no key ${key}` : `messaging Secret ${ref.name} does not exist`,
+    detail: secret ? `Messaging Secret ${ref.name} has no key ${key}` : `Messaging Secret ${ref.name} does not exist`,
   };
 }
 
@@ -104,10 +104,9 @@ function messagingSecret(input: StageInput, ref: { name: string; key?: string })
 function messaging(input: StageInput): Backing | string | undefined {
   const m = input.spec.infrastructure?.messaging;
   if (!m) return undefined;
-  if ((m.replicas !== undefined) === (m.secretRef !== undefined)) {
-    return 'spec.infrastructure.messaging: exactly one of replicas (managed) or secretRef (brownfield) must be set';
-  }
-  return m.secretRef ? messagingSecret(input, m.secretRef) : rabbitmq(input, m.replicas!);
+  const problem = 'spec.infrastructure.messaging: exactly one of replicas (managed) or secretRef (brownfield) must be set';
+  if (m.secretRef) return m.replicas === undefined ? messagingSecret(input, m.secretRef) : problem;
+  return m.replicas !== undefined ? rabbitmq(input, m.replicas) : problem;
 }
 
 const isBackingReady = (b: Backing) => (b.ready ? b.ready(b.observed, b.desired) : isReadyAsDesired(b.observed, b.desired));
