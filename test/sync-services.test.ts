@@ -255,3 +255,32 @@ t.test('a schema error under services.<svc> (admission bypassed) fails that serv
   t.match(conditionOf(res.status, 'GlanceReady'), { status: 'True' });
   t.same(ids(res.children), ids(world.children), 'nothing observed is dropped');
 });
+
+t.test('a Glance backend removed from the spec is released; the others are kept', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const two = servicesCP();
+  two.spec.services.glance.backends.push({ name: 'archive', type: 'S3', s3: { bucket: 'archive', endpoint: 'https://s3.example.com', credentialsSecretRef: { name: 'glance-s3-credentials' } } });
+  const world = await converge(app, two, undefined, undefined, undefined, [], 30);
+  t.ok(find(world.children, 'GlanceBackend', 'controlplane-services-glance-archive'));
+  t.match(find(world.children, 'GlanceBackend', 'controlplane-services-glance-archive')!.spec, { isDefault: false });
+  const one = structuredClone(world.parent);
+  one.spec.services.glance.backends = one.spec.services.glance.backends.filter((b: Obj) => b.name !== 'archive');
+  one.metadata.generation = 2;
+  const res = await sync(app, one, world.children, world.related);
+  t.same(ids(world.children).filter((id) => !ids(res.children).includes(id)), ['GlanceBackend/controlplane-services-glance-archive']);
+});
+
+t.test('finalize with a dead Keystone detaches the service accounts and catalog entries too', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, servicesCP(), undefined, undefined, undefined, [], 30);
+  const parent = { ...world.parent, metadata: { ...world.parent.metadata, deletionTimestamp: '2026-11-21T12:00:00Z' } };
+  const children = world.children.filter((c) => c.kind !== 'Keystone');
+  const body = (await post(app, '/controlplane/finalize', syncRequest(parent, children, world.related, true))).json as Obj;
+  const detached = (body.children as Obj[]).filter((c) => c.spec?.managedOptions?.onDelete === 'detach').map((c) => `${c.kind}/${c.metadata.name}`).sort();
+  for (const id of ['User/controlplane-services-user-placement', 'RoleAssignment/controlplane-services-placement-role-assignment', 'Endpoint/controlplane-services-glance-endpoint-public', 'Service/controlplane-services-placement-service']) {
+    t.ok(detached.includes(id), `${id} detached`);
+  }
+  t.equal(body.finalized, false);
+});

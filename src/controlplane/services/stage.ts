@@ -246,10 +246,18 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
         ...acct.catalog,
         ...(createCr ? [cr, ...parts] : []),
       ];
+      // A part removed from the spec (a Glance backend) is released: left attached it would still
+      // configure the service (a second default store). The images stay in the store.
+      const wanted = new Set(parts.map(identity));
+      const partKind = d.partKind;
+      const dropped = createCr && partKind
+        ? observedServiceChildren(d, input).filter((o) => o.apiVersion === partKind.apiVersion && o.kind === partKind.kind && !wanted.has(identity(o)) && !isTerminating(o))
+        : [];
       const result = (decision: Decision, done = false): StageResult => ({
         condition: decision,
         outcome: done ? complete() : waiting(REQUEUE.service),
         children,
+        ...(dropped.length > 0 ? { releases: dropped.map(identity) } : {}),
       });
 
       if (failedAccount) {
