@@ -284,3 +284,22 @@ t.test('finalize with a dead Keystone detaches the service accounts and catalog 
   }
   t.equal(body.finalized, false);
 });
+
+t.test('children the API server keeps refusing: the service reports its kind\'s error reason', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, servicesCP(), undefined, undefined, undefined, [], 30);
+  const gen = world.parent.metadata.generation ?? 1;
+  for (const [kind, name, reason, type] of [
+    ['Placement', 'controlplane-services-placement', 'PlacementError', 'PlacementReady'],
+    ['GlanceBackend', 'controlplane-services-glance-s3', 'GlanceBackendError', 'GlanceReady'],
+    ['User', 'controlplane-services-user-placement', 'ServiceAccountError', 'PlacementReady'],
+    ['RabbitmqCluster', 'controlplane-services-rabbitmq', 'MessagingError', 'InfrastructureReady'],
+  ] as const) {
+    const children = world.children.map((c) => (c.kind === kind && c.metadata.name === name ? { ...c, spec: {} } : c));
+    const live = children.find((c) => c.kind === kind && c.metadata.name === name)!;
+    const parent = { ...world.parent, status: { ...world.parent.status, unappliedChildren: [{ apiVersion: live.apiVersion, kind, name, since: '2026-11-21T11:50:00Z', generation: gen }] } };
+    const res = await sync(app, parent, children, world.related);
+    t.match(conditionOf(res.status, type), { status: 'False', reason }, `${kind}: ${reason}`);
+  }
+});
