@@ -23,6 +23,10 @@ export function childNames(cp: string) {
   };
 }
 
+/** The services beside Keystone a ControlPlane can declare (declared = managed), in projection order. */
+export const MANAGED_SERVICES = ['placement', 'glance'] as const;
+export type ManagedServiceName = (typeof MANAGED_SERVICES)[number];
+
 /** The shared message bus of a ControlPlane with managed messaging (RabbitmqCluster). */
 export const rabbitmqName = (cp: string) => `${cp}-rabbitmq`;
 

@@ -226,9 +226,7 @@ const Keystone = Type.Object(
   { description: 'Keystone, projected into the {name}-keystone Keystone CR.' },
 );
 
-/** The services beside Keystone a ControlPlane can declare (declared = managed), in projection order. */
-export const MANAGED_SERVICES = ['placement', 'glance'] as const;
-export type ManagedServiceName = (typeof MANAGED_SERVICES)[number];
+export { MANAGED_SERVICES, type ManagedServiceName } from './child-names.js';
 
 /** Free-form INI sections (section → option → value), as the service CRDs take them. */
 const IniConfig = (description: string) =>
