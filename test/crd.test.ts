@@ -154,3 +154,25 @@ t.test('SecretAggregate CRD: the upstream API, columns Ready, Target, Age; every
   ];
   for (const [name, spec, expected] of refused) t.match(admit.SecretAggregate(sa(spec)).errors.join('\n'), expected, name);
 });
+
+t.test('services and messaging: the CRD refuses what the hooks could not project', async (t) => {
+  const base = fixtureControlPlane('controlplane-services.yaml');
+  const with_ = (edit: (cp: Obj) => void) => {
+    const cp = structuredClone(base);
+    edit(cp);
+    return cp;
+  };
+  t.same(admit.ControlPlane(base).errors, [], 'the services example is admitted');
+  t.match(admit.ControlPlane(with_((cp) => (cp.spec.infrastructure.messaging = { replicas: 3, secretRef: { name: 'bus' } }))).errors.join(), /exactly one of replicas \(managed\) or secretRef/);
+  t.match(admit.ControlPlane(with_((cp) => (cp.spec.infrastructure.messaging = {}))).errors.join(), /exactly one of replicas/);
+  t.match(admit.ControlPlane(with_((cp) => (cp.spec.infrastructure.messaging = { secretRef: { name: 'bus' } })), base).errors.join(), /messaging mode .* is immutable/);
+  t.match(admit.ControlPlane(with_((cp) => delete cp.spec.infrastructure.messaging), base).errors.join(), /messaging cannot be removed once set/);
+  t.same(admit.ControlPlane(with_((cp) => (cp.spec.infrastructure.messaging = { replicas: 5 })), base).errors, [], 'replicas may change');
+  const secondDefault = { name: 'b', type: 'S3', isDefault: true, s3: { bucket: 'x', endpoint: 'https://s', credentialsSecretRef: { name: 'c' } } };
+  t.match(admit.ControlPlane(with_((cp) => cp.spec.services.glance.backends.push(secondDefault))).errors.join(), /exactly one backend must be isDefault/);
+  t.match(admit.ControlPlane(with_((cp) => (cp.spec.services.glance.backends[0].isDefault = false))).errors.join(), /exactly one backend must be isDefault/);
+  t.match(admit.ControlPlane(with_((cp) => delete cp.spec.services.glance.backends[0].s3)).errors.join(), /the s3 block must be set exactly when type is S3/);
+  t.match(admit.ControlPlane(with_((cp) => (cp.spec.services.glance.backends = []))).errors.join(), /fewer than 1|minItems|must NOT have fewer/);
+  t.match(admit.ControlPlane(with_((cp) => (cp.spec.services.placement.policyOverrides = { rules: { x: '' } }))).errors.join(), /policy rule value must not be empty/);
+  t.same(admit.ControlPlane(with_((cp) => delete cp.spec.services.placement), base).errors, [], 'removal is admitted: CEL cannot read annotations; the hook keeps the children until c5c3.io/allow-placement-deletion (docs/architecture.md §2.13)');
+});

@@ -5,6 +5,7 @@
 import t from 'tap';
 import { controlPlaneCRD } from '../src/crd/generate.js';
 import { childNames } from '../src/controlplane/names.js';
+import { readSpec } from '../src/controlplane/spec.js';
 import { admission } from './support/crd.js';
 import { post, testServer } from './support/server.js';
 import { conditionOf, converge, ids, managedCP } from './support/sync.js';
@@ -49,4 +50,14 @@ t.test('the sync hook answers InvalidSpec naming the field, keeps every child, n
   }
   const fresh = await post(app, '/controlplane/sync', syncRequest(withSecretName(managedCP(), childNames(world.parent.metadata.name).dbCredentials), [], world.related));
   t.equal(fresh.status, 200, 'a fresh ControlPlane: 200');
+});
+
+t.test('the Secrets of the services beside Keystone are owned names too (admission and InvalidSpec)', async (t) => {
+  const cp = fixtureControlPlane('controlplane.yaml');
+  const n = cp.metadata.name;
+  for (const name of [`${n}-placement-service-user`, `${n}-placement-db-credentials`, `${n}-glance-service-user`, `${n}-glance-db-credentials`]) {
+    t.match(admit(withSecretName(cp, name)).errors.join('\n'), /must not be the name of a child of this ControlPlane/, name);
+  }
+  const resolved = readSpec(withSecretName(cp, `${n}-placement-service-user`).spec, n).resolved.korc;
+  t.match(resolved, { ok: false, errors: [/placement-service-user is the name of a child of this ControlPlane/] }, 'the KORC stage reports it as InvalidSpec');
 });

@@ -23,6 +23,20 @@ t.test('a managed example goes from nothing to Ready and through every scenario'
   t.notMatch(r.stdout, /Passw0rd|sim-mq-password/, 'no password in the timeline');
 });
 
+t.test('the services example (Placement, Glance with an S3 store, a managed bus) converges and is torn down in order', async (t) => {
+  const r = run(example('controlplane-services.yaml'), '--scenario', 'all');
+  t.equal(r.status, 0, r.stderr);
+  for (const phase of ['converge', 'rotate-password', 'remint', 'outage', 'recover', 'delete']) {
+    t.match(r.stdout, new RegExp(`\\n  ${phase}: OK after \\d+ round`), `${phase} reported OK`);
+  }
+  t.match(r.stdout, /metacontroller created [^\n]*RabbitmqCluster\/controlplane-services-rabbitmq/);
+  t.match(r.stdout, /k-orc: created service user placement/);
+  t.match(r.stdout, /metacontroller created [^\n]*Placement\/controlplane-services-placement/);
+  t.match(r.stdout, /metacontroller created [^\n]*GlanceBackend\/controlplane-services-glance-s3/);
+  t.match(r.stdout, /deleting the service CRs before Keystone and the infrastructure/);
+  t.notMatch(r.stdout, /Passw0rd|sim-db-password/, 'no password in the timeline');
+});
+
 t.test('a run that does not converge exits 1 and says which phase', async (t) => {
   const r = run(example('controlplane-minimal.yaml'), '--max-rounds', '3');
   t.equal(r.status, 1);

@@ -20,10 +20,11 @@ const withoutControllerUid = (c: Obj): Obj => {
 };
 const notReady = (): Obj => ({ conditions: [readyCondition(false)] });
 
-t.test('every stage name maps to exactly one of the seven condition types, in the seed order', async (t) => {
-  t.same(STAGE_TABLE.map((s) => s.name), ['Infrastructure', 'DBCredentials', 'AdminPassword', 'Keystone', 'KORC', 'AdminCredential', 'Catalog']);
+t.test('every stage name maps to exactly one sub-condition, in the seed order; the service stages are siblings', async (t) => {
+  t.same(STAGE_TABLE.map((s) => s.name), ['Infrastructure', 'DBCredentials', 'AdminPassword', 'Keystone', 'KORC', 'AdminCredential', 'Catalog', 'Placement', 'Glance']);
   t.same(STAGE_TABLE.map((s) => s.conditionType), [...SUB_CONDITIONS]);
-  t.same(STAGE_TABLE.map((s) => s.interval), [15, 10, 10, 15, 10, 10, 10], 'the seed intervals of each stage');
+  t.same(STAGE_TABLE.map((s) => s.interval), [15, 10, 10, 15, 10, 10, 10, 10, 10], 'the seed intervals of each stage');
+  t.same(STAGE_TABLE.map((s) => s.sibling === true), [false, false, false, false, false, false, false, true, true]);
 });
 
 t.test('regression invariant: from a converged state, each earlier stage regresses and every observed child is kept', async (t) => {
@@ -111,7 +112,7 @@ t.test('Ready aggregation: AllReady only with all seven True; a stale Ready=True
   t.match(conditionOf(res.status, 'Ready'), { status: 'False', reason: 'NotAllReady', message: /KeystoneReady/, lastTransitionTime: '2026-11-21T12:00:00Z' });
   t.match(conditionOf(res.status, 'CatalogReady'), { status: 'True' }, 'not reached: kept True, yet Ready is False');
   t.equal((res.status.conditions as Obj[]).filter((c) => c.type === 'Ready').length, 1);
-  t.same((res.status.conditions as Obj[]).map((c) => c.type), [...SUB_CONDITIONS, 'Ready'], 'conditions in a fixed order');
+  t.same((res.status.conditions as Obj[]).map((c) => c.type), [...SUB_CONDITIONS, 'ServicesReady', 'Ready'], 'conditions in a fixed order');
 });
 
 t.test('status: transition times carried when the status did not change; observedGeneration; the rest', async (t) => {

@@ -22,3 +22,35 @@ export function childNames(cp: string) {
     identityEndpoint: `${cp}-identity-endpoint`,
   };
 }
+
+/** The services beside Keystone a ControlPlane can declare (declared = managed), in projection order. */
+export const MANAGED_SERVICES = ['placement', 'glance'] as const;
+export type ManagedServiceName = (typeof MANAGED_SERVICES)[number];
+
+/** The shared message bus of a ControlPlane with managed messaging (RabbitmqCluster). */
+export const rabbitmqName = (cp: string) => `${cp}-rabbitmq`;
+
+/**
+ * Names of the children of one service beside Keystone (`svc`: placement, glance; docs/architecture.md
+ * §7.5): its CR, DB credential, service-user password and its backup, K-ORC account and catalog.
+ */
+export function serviceChildNames(cp: string, svc: string) {
+  return {
+    cr: `${cp}-${svc}`,
+    dbCredentials: `${cp}-${svc}-db-credentials`,
+    password: `${cp}-${svc}-service-user`,
+    passwordBackup: `${cp}-${svc}-service-user-backup`,
+    user: `${cp}-user-${svc}`,
+    roleAssignment: `${cp}-${svc}-role-assignment`,
+    service: `${cp}-${svc}-service`,
+    publicEndpoint: `${cp}-${svc}-endpoint-public`,
+    internalEndpoint: `${cp}-${svc}-endpoint-internal`,
+    /** A child of the service's own beside the CR (a GlanceBackend), e.g. `{cp}-glance-{name}`. */
+    part: (name: string) => `${cp}-${svc}-${name}`,
+  };
+}
+
+/** The unmanaged imports every service account hangs off (shared by all services of a ControlPlane). */
+export function serviceAccountImportNames(cp: string) {
+  return { project: `${cp}-project-service`, role: `${cp}-role-service` };
+}

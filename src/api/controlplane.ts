@@ -226,6 +226,110 @@ const Keystone = Type.Object(
   { description: 'Keystone, projected into the {name}-keystone Keystone CR.' },
 );
 
+export { MANAGED_SERVICES, type ManagedServiceName } from './child-names.js';
+
+/** Free-form INI sections (section → option → value), as the service CRDs take them. */
+const IniConfig = (description: string) =>
+  Type.Unsafe<Record<string, Record<string, string>>>({
+    type: 'object',
+    description,
+    additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
+  });
+
+/** What every declared service beside Keystone takes (services.<svc>). */
+const serviceFields = (title: string, svc: string) => ({
+  extraConfig: Type.Optional(IniConfig(`Free-form INI sections for the ${title} service (section → option → value).`)),
+  gateway: Type.Optional(Gateway),
+  image: Type.Optional(
+    Type.Object(
+      { repository: Type.String({ minLength: 1 }), tag: Type.String({ minLength: 1 }) },
+      { description: `Overrides the ${title} image; unset means ghcr.io/c5c3/${svc}:<openStackRelease>.` },
+    ),
+  ),
+  policyOverrides: Type.Optional(PolicySpec(`${title} oslo.policy overrides; they win over spec.global.`)),
+  publicEndpoint: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: `Externally routable ${title} URL for the public catalog Endpoint. Unset: https://{gateway.hostname}, else the in-cluster URL.`,
+    }),
+  ),
+  replicas: Type.Optional(Int32({ minimum: 1, description: `${title} API replicas; unset means the ${title} operator's default.` })),
+});
+
+const Placement = Type.Object(serviceFields('Placement', 'placement'), {
+  description: 'Placement, projected into the {name}-placement Placement CR. Declared means managed.',
+});
+
+/** One Glance image store (as the reference's services.glance.backends[]): a GlanceBackend child each. */
+const GlanceBackend = Type.Object(
+  {
+    isDefault: Type.Optional(Type.Boolean({ description: 'The Glance default store: exactly one backend is.' })),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 40,
+      pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+      description: 'Keys the list; the GlanceBackend child is {name}-glance-{this}.',
+    }),
+    s3: Type.Optional(
+      Type.Object(
+        {
+          bucket: Type.String({ minLength: 1, description: 'The S3 bucket images are stored in.' }),
+          bucketURLFormat: Type.Optional(StringEnum(['path', 'virtual'] as const, { description: 'path or virtual-host addressing.' })),
+          credentialsSecretRef: Type.Object(
+            { name: Type.String({ minLength: 1, description: 'Name of the Secret.' }) },
+            { description: 'Secret holding the S3 credentials (the GlanceBackend fixed keys).' },
+          ),
+          endpoint: Type.String({ minLength: 1, description: 'The S3 endpoint URL (projected onto the child spec.s3.host).' }),
+          region: Type.Optional(Type.String({ description: 'The S3 region of the bucket.' })),
+        },
+        { description: 'The S3-compatible object store; set exactly when type is S3.' },
+      ),
+    ),
+    type: StringEnum(['S3'] as const, { description: 'The image-store driver (S3 only).' }),
+  },
+  {
+    description: 'One image store.',
+    ...cel({ rule: "(self.type == 'S3') == has(self.s3)", message: 'the s3 block must be set exactly when type is S3' }),
+  } as KubeOptions,
+);
+
+const Glance = Type.Object(
+  {
+    backends: Type.Array(GlanceBackend, {
+      minItems: 1,
+      maxItems: 16,
+      description: 'The image stores, one GlanceBackend child each; exactly one is the default.',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      ...cel({ rule: 'self.filter(b, has(b.isDefault) && b.isDefault).size() == 1', message: 'exactly one backend must be isDefault: true' }),
+    } as KubeOptions),
+    ...serviceFields('Glance', 'glance'),
+  },
+  { description: 'Glance, projected into the {name}-glance Glance CR and its GlanceBackends. Declared means managed.' },
+);
+
+/** The shared message bus: a managed RabbitmqCluster, or a user's Secret with `transport_url`. */
+export const MESSAGING_TRANSPORT_URL_KEY = 'transport_url';
+const Messaging = Type.Object(
+  {
+    replicas: Type.Optional(
+      Int32({ minimum: 1, description: 'Managed mode: the RabbitmqCluster {name}-rabbitmq with this many nodes (odd numbers keep a quorum).' }),
+    ),
+    secretRef: Type.Optional(
+      SecretRef(`Brownfield mode: the Secret holding the bus URL (key default "${MESSAGING_TRANSPORT_URL_KEY}").`, {
+        default: MESSAGING_TRANSPORT_URL_KEY,
+      }),
+    ),
+  },
+  {
+    description: 'Shared message bus (RabbitMQ): exactly one of replicas (managed) or secretRef (brownfield).',
+    ...cel(
+      { rule: 'has(self.replicas) != has(self.secretRef)', message: 'exactly one of replicas (managed) or secretRef (brownfield) must be set' },
+      { rule: 'has(self.secretRef) == has(oldSelf.secretRef)', message: 'messaging mode (replicas or secretRef) is immutable' },
+    ),
+  } as KubeOptions,
+);
+
 const AccessRule = Type.Object(
   {
     method: Type.String({ description: 'HTTP method the rule allows (e.g. GET).' }),
@@ -315,8 +419,12 @@ export const ControlPlaneSpec = Type.Object(
     global: Type.Optional(PolicySpec('oslo.policy rules applied to every service; per-service overrides win.')),
     infrastructure: Type.Optional(
       Type.Object(
-        { cache: Type.Optional(Cache), database: Type.Optional(Database) },
-        { description: 'Shared backing services (database, cache).', default: {} },
+        { cache: Type.Optional(Cache), database: Type.Optional(Database), messaging: Type.Optional(Messaging) },
+        {
+          description: 'Shared backing services (database, cache, and optionally the message bus).',
+          default: {},
+          ...cel({ rule: '!has(oldSelf.messaging) || has(self.messaging)', message: 'messaging cannot be removed once set' }),
+        } as KubeOptions,
       ),
     ),
     korc: Type.Optional(
@@ -348,7 +456,7 @@ export const ControlPlaneSpec = Type.Object(
       }),
     ),
     services: Type.Object(
-      { keystone: Keystone },
+      { glance: Type.Optional(Glance), keystone: Keystone, placement: Type.Optional(Placement) },
       { description: 'Per-service configuration projected into the service CRs.' },
     ),
   },

@@ -3,10 +3,20 @@
 // be one of them, or two stages would desire the same child (the duplicate-child guard answers
 // 500) or ESO would write a Secret the hooks own. The CRD refuses it at admission (a root CEL
 // rule built from the same list) and the KORC stage reports it as InvalidSpec.
-import { childNames } from './child-names.js';
+import { MANAGED_SERVICES, childNames, serviceChildNames } from './child-names.js';
 
-/** The suffixes appended to the ControlPlane name, e.g. `-keystone-db-credentials`. */
-export const OWNED_NAME_SUFFIXES: readonly string[] = Object.values(childNames(''));
+/**
+ * The suffixes appended to the ControlPlane name, e.g. `-keystone-db-credentials`: the Keystone
+ * chain's children and the Secrets of every service beside Keystone (ESO writing one would
+ * overwrite a service's DB credential or its user's password).
+ */
+export const OWNED_NAME_SUFFIXES: readonly string[] = [
+  ...Object.values(childNames('')),
+  ...MANAGED_SERVICES.flatMap((svc) => {
+    const n = serviceChildNames('', svc);
+    return [n.dbCredentials, n.password];
+  }),
+];
 
 /** A problem message when `name` is a child name of ControlPlane `cp`, else undefined. */
 export function ownedNameProblem(cp: string, name: string): string | undefined {

@@ -11,13 +11,21 @@ export const CONDITION = {
   KORC: 'KORCReady',
   AdminCredential: 'AdminCredentialReady',
   Catalog: 'CatalogReady',
+  Placement: 'PlacementReady',
+  Glance: 'GlanceReady',
+  /** Aggregate over the declared services (seed 002), computed with Ready in status.ts. */
+  Services: 'ServicesReady',
   Ready: 'Ready',
 } as const;
 
 /** A ControlPlane condition type: one of CONDITION's values. */
 export type ConditionType = (typeof CONDITION)[keyof typeof CONDITION];
 
-/** The seven sub-conditions the Ready aggregate requires, in the seed's reconcile order. */
+/**
+ * The sub-conditions the Ready aggregate requires, in the seed's reconcile order: the seven of
+ * the Keystone chain, then one per service beside Keystone (True/`<Svc>NotManaged` when not
+ * declared, so the set is the same in every mode, docs/architecture.md §2.13).
+ */
 export const SUB_CONDITIONS = [
   CONDITION.Infrastructure,
   CONDITION.DBCredentials,
@@ -26,9 +34,11 @@ export const SUB_CONDITIONS = [
   CONDITION.KORC,
   CONDITION.AdminCredential,
   CONDITION.Catalog,
+  CONDITION.Placement,
+  CONDITION.Glance,
 ] as const;
 
-/** A condition a stage owns: one of the seven sub-conditions. */
+/** A condition a stage owns: one of the sub-conditions. */
 export type SubConditionType = (typeof SUB_CONDITIONS)[number];
 
 export const REASON = {
@@ -87,6 +97,32 @@ export const REASON = {
   CatalogFailed: 'CatalogFailed',
   WaitingForCatalog: 'WaitingForCatalog',
   CatalogRegistered: 'CatalogRegistered',
+  // Messaging (part of InfrastructureReady when declared)
+  WaitingForMessaging: 'WaitingForMessaging',
+  MessagingError: 'MessagingError',
+  // Services beside Keystone (docs/architecture.md §2.13): each service's own reasons ...
+  PlacementNotManaged: 'PlacementNotManaged',
+  WaitingForPlacement: 'WaitingForPlacement',
+  PlacementReady: 'PlacementReady',
+  PlacementError: 'PlacementError',
+  GlanceNotManaged: 'GlanceNotManaged',
+  WaitingForGlance: 'WaitingForGlance',
+  GlanceReady: 'GlanceReady',
+  GlanceError: 'GlanceError',
+  GlanceBackendError: 'GlanceBackendError',
+  // ... and the gates every service shares (WaitingForKeystone above)
+  WaitingForServiceDBCredentials: 'WaitingForServiceDBCredentials',
+  WaitingForServiceAccount: 'WaitingForServiceAccount',
+  ServiceAccountFailed: 'ServiceAccountFailed',
+  ServiceAccountError: 'ServiceAccountError',
+  WaitingForServicePasswordBackup: 'WaitingForServicePasswordBackup',
+  WaitingForServiceCatalog: 'WaitingForServiceCatalog',
+  ServiceCatalogFailed: 'ServiceCatalogFailed',
+  ServiceDeletionBlocked: 'ServiceDeletionBlocked',
+  ServiceDeleting: 'ServiceDeleting',
+  // ServicesReady aggregate
+  ServicesReady: 'ServicesReady',
+  ServicesNotReady: 'ServicesNotReady',
   // Finalize
   FinalizingORC: 'FinalizingORC',
   ORCTeardownStalled: 'ORCTeardownStalled',
@@ -120,6 +156,8 @@ export const REQUEUE = {
   adminPassword: 10,
   korc: 10,
   duplicate: 30,
+  /** A service beside Keystone (docs/architecture.md §2.13), waiting or failed. */
+  service: 10,
   /** A rollout advances at most one phase per answer; this is the next look while one runs. */
   rollout: 5,
 } as const;
@@ -142,4 +180,10 @@ export const TIMEOUT_SECONDS = {
 export const READY_MESSAGE = {
   all: 'All sub-conditions are ready',
   notAll: 'One or more sub-conditions are not ready',
+} as const;
+
+export const SERVICES_READY_MESSAGE = {
+  none: 'No service beside Keystone is declared',
+  all: 'Every declared service is Ready',
+  notAll: 'Declared services not Ready',
 } as const;

@@ -3,7 +3,7 @@
 // generation, so it depends on the spec only.
 import type { ControlPlaneParent, CustomizeHookResponse, RelatedResourceRule } from '../api/hooks.js';
 import { isObjectName, stringAt } from '../k8s/read.js';
-import { CLUSTER_SECRET_STORE } from './names.js';
+import { CLUSTER_SECRET_STORE, rabbitmqName } from './names.js';
 import { effectiveAdminPasswordRef, isManagedCache, isManagedDatabase, readSpec } from './spec.js';
 import { GVK } from '../k8s/kinds.js';
 
@@ -15,9 +15,12 @@ export function customizeControlPlane(parent: ControlPlaneParent): CustomizeHook
   const { spec } = readSpec(parent.spec, cp);
   const rules: RelatedResourceRule[] = [];
 
+  const messaging = spec.infrastructure?.messaging;
   const secretNames = unique([
     effectiveAdminPasswordRef(spec, cp).name,
     stringAt(spec, 'korc', 'adminCredential', 'cloudCredentialsRef', 'secretName'),
+    // Brownfield messaging: the user's bus Secret (its presence and key are checked, docs/architecture.md §2.3).
+    messaging?.secretRef?.name,
   ]);
   if (secretNames.length > 0) rules.push({ ...GVK.Secret.rule, namespace: ns, names: secretNames });
 
@@ -29,6 +32,10 @@ export function customizeControlPlane(parent: ControlPlaneParent): CustomizeHook
   if (isObjectName(mariadb)) rules.push({ ...GVK.MariaDB.rule, namespace: ns, names: [mariadb] });
   const memcached = isManagedCache(spec) ? stringAt(spec, 'infrastructure', 'cache', 'clusterRef', 'name') : undefined;
   if (isObjectName(memcached)) rules.push({ ...GVK.Memcached.rule, namespace: ns, names: [memcached] });
+  // Managed messaging: an unowned RabbitmqCluster of the child's name is adopted (as the MariaDB).
+  if (messaging && messaging.secretRef === undefined && isObjectName(rabbitmqName(cp))) {
+    rules.push({ ...GVK.RabbitmqCluster.rule, namespace: ns, names: [rabbitmqName(cp)] });
+  }
 
   return { relatedResources: rules };
 }

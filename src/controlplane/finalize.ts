@@ -18,20 +18,32 @@ import { carriedRollout } from './rollout/rollout.js';
 import { credentialStatus } from './credential/credential-status.js';
 import { controlPlaneRef, type ControlPlaneRef } from './ref.js';
 import type { HookEvent } from '../events.js';
+import { SERVICES } from './services/index.js';
 
 /**
- * Deletion order: the catalog first (its deletion authenticates with the admin application
- * credential), then the credential (it authenticates with the password cloud), then the
- * unmanaged imports (removing them touches nothing in OpenStack).
+ * Deletion order: the catalog entries and the services' role assignments first (their deletion
+ * authenticates with the admin application credential), then the services' managed users, then the
+ * credential (it authenticates with the password cloud), then the unmanaged imports (removing them
+ * touches nothing in OpenStack). A managed User (a service account) is in group 1, an unmanaged one
+ * (the admin import) in group 3.
  */
 export const TEARDOWN_GROUPS: readonly (readonly KindInfo[])[] = [
-  [GVK.Endpoint, GVK.Service],
+  [GVK.Endpoint, GVK.Service, GVK.RoleAssignment],
+  [GVK.User],
   [GVK.ApplicationCredential],
-  [GVK.User, GVK.Domain],
+  [GVK.User, GVK.Domain, GVK.Project, GVK.Role],
 ];
 
-const isOrcKind = (obj: KubeObject) => TEARDOWN_GROUPS.some((g) => g.some((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind));
-const groupOf = (obj: KubeObject) => TEARDOWN_GROUPS.findIndex((g) => g.some((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind));
+/** The service CRs, removed after every K-ORC object and before Keystone and infrastructure (docs/architecture.md §4.1). */
+export const SERVICE_CR_KINDS: readonly KindInfo[] = [...new Set(SERVICES.flatMap((d) => (d.partKind ? [d.partKind, d.kind] : [d.kind])))];
+
+const sameKind = (k: KindInfo, obj: KubeObject) => k.apiVersion === obj.apiVersion && k.kind === obj.kind;
+const isOrcKind = (obj: KubeObject) => TEARDOWN_GROUPS.some((g) => g.some((k) => sameKind(k, obj)));
+const groupOf = (obj: KubeObject) => {
+  if (sameKind(GVK.User, obj)) return isManaged(obj) ? 1 : 3;
+  return TEARDOWN_GROUPS.findIndex((g) => g.some((k) => sameKind(k, obj)));
+};
+const isServiceCr = (obj: KubeObject) => SERVICE_CR_KINDS.some((k) => sameKind(k, obj));
 
 export interface FinalizeContext {
   now: Date;
@@ -78,6 +90,15 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
   const everythingAsIs = children.all().map(keepAsIs);
 
   if (orc.length === 0) {
+    // Then the service CRs, while Keystone and the infrastructure they use are still up.
+    const serviceCrs = children.all().filter(isServiceCr);
+    if (serviceCrs.length > 0) {
+      const released = new Set(serviceCrs.filter((o) => !isTerminating(o)).map(identity));
+      const out = keepObserved([], children, released);
+      assertKeepsObserved(out, children, released);
+      const message = `Every K-ORC object is gone; deleting the service CRs before Keystone and the infrastructure: waiting for ${serviceCrs.map(label).join(', ')}`;
+      return { status: status(korc('False', REASON.FinalizingORC, message)), children: out, resyncAfterSeconds: REQUEUE.korc, finalized: false };
+    }
     return {
       status: status(korc('False', REASON.FinalizingORC, 'Every K-ORC object is gone; the ControlPlane is released')),
       children: everythingAsIs,

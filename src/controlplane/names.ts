@@ -53,9 +53,26 @@ export function keystoneInternalUrl(ns: string, cp: string): string {
   return `http://${childNames(cp).keystone}.${ns}.svc:5000/v3`;
 }
 
-import { childNames } from '../api/child-names.js';
+import { childNames, rabbitmqName, serviceAccountImportNames, serviceChildNames } from '../api/child-names.js';
 
-export { childNames };
+export { childNames, rabbitmqName, serviceAccountImportNames, serviceChildNames };
+
+/** The OpenStack project and role every service user is given (Keystone bootstrap creates them). */
+export const OPENSTACK_SERVICE_ACCOUNT = { project: 'service', role: 'service' } as const;
+
+/** On the ControlPlane: `c5c3.io/allow-<svc>-deletion: "true"` lets a removed service's children go. */
+export const allowDeletionAnnotation = (svc: string) => `c5c3.io/allow-${svc}-deletion`;
+
+/** Secret key of the service user's password (`{cp}-<svc>-service-user`). */
+export const SERVICE_PASSWORD_KEY = 'password';
+
+/** OpenBao remote keys of a service beside Keystone. */
+export function serviceRemoteKeys(ns: string, cp: string, svc: string) {
+  return {
+    db: `openstack/${svc}/${ns}/${cp}/db`,
+    password: `openstack/${svc}/${ns}/${cp}/service-user`,
+  };
+}
 
 /** OpenBao remote keys, scoped per ControlPlane so two of them never collide. */
 export function remoteKeys(ns: string, cp: string) {

@@ -16,6 +16,7 @@ import { korcStage } from './stages/korc.js';
 import { adminCredentialStage } from './stages/admin-credential.js';
 import { catalogStage } from './stages/catalog.js';
 import { invalidSpec } from './stages/invalid-spec.js';
+import { SERVICE_STAGES } from './services/index.js';
 import { trackUnapplied, type Unapplied, type UnappliedChild } from './unapplied.js';
 import { recordingInput, type StageMemo, type StageReads } from './stage-memo.js';
 import { withinChildLimits } from './child-limits.js';
@@ -28,6 +29,7 @@ export const STAGE_TABLE: readonly Stage[] = [
   korcStage, // gate: admin password readable          → KORCReady
   adminCredentialStage, // gate: KORCReady             → AdminCredentialReady
   catalogStage, // gate: AdminCredentialReady          → CatalogReady
+  ...SERVICE_STAGES, // siblings, gate: KeystoneReady  → PlacementReady, GlanceReady (services/)
 ];
 
 /** Per-stage measurement, for the seed's metrics. */
@@ -51,7 +53,11 @@ export interface PipelineResult {
 /** Schema errors that belong to `stage`: under one of its read paths (the first stage takes the rest). */
 function errorsFor(stage: Stage, index: number, errors: string[], table: readonly Stage[]): string[] {
   const under = (e: string, path: string) => e.startsWith(`${path}.`) || e.startsWith(`${path}:`) || e.startsWith(`${path}[`);
+  // A sibling (service) stage's fields are its own: a bad services.placement never fails Keystone,
+  // whose reads (spec.services) cover it.
+  const ownedBySibling = (e: string) => table.some((other) => other.sibling && other.reads.some((p) => under(e, p)));
   return errors.filter((e) => {
+    if (!stage.sibling && ownedBySibling(e)) return false;
     if (stage.reads.some((p) => under(e, p))) return true;
     if (index !== 0) return false;
     return !table.some((other) => other.reads.some((p) => under(e, p)));
@@ -111,7 +117,7 @@ export function runPipeline(
     desired.push(...result.children);
     for (const id of result.releases ?? []) released.add(id);
     if (result.outcome.kind !== 'complete') {
-      stopped = true;
+      if (!stage.sibling) stopped = true;
       resyncAfterSeconds = Math.min(result.outcome.requeueSeconds, resyncAfterSeconds ?? Infinity);
     } else if (result.resyncAfterSeconds !== undefined) {
       resyncAfterSeconds = Math.min(result.resyncAfterSeconds, resyncAfterSeconds ?? Infinity);

@@ -104,6 +104,7 @@ export function recordingInput(input: StageInput, reads: StageReads, onOpaque: (
     children: input.children,
     related: input.related,
     previous: input.previous,
+    parentAnnotations: input.parentAnnotations,
     decided,
     get credential() {
       onOpaque();

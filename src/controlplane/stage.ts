@@ -38,6 +38,8 @@ export interface StageInput {
   previous: ReadonlyMap<string, Condition>;
   /** status.adminApplicationCredential as this response reports it. */
   credential: CredentialStatus | undefined;
+  /** The ControlPlane's annotations (the guarded removal of a service, docs/architecture.md §2.13). */
+  parentAnnotations?: Readonly<Record<string, string>>;
   now: Date;
   random: (bytes: number) => Buffer;
   /** A release rollout's say in this pass (rollout/rollout.ts); absent when none is involved. */
@@ -46,6 +48,8 @@ export interface StageInput {
     keystone?: KeystoneDirective;
     /** While a rollout runs no re-mint starts (credential/mint.ts), with this note. */
     holdReMint?: string;
+    /** The release the services beside Keystone project (the running one until UpdatingServices). */
+    servicesRelease?: string;
   };
 }
 
@@ -83,6 +87,11 @@ export interface Stage {
   reads: string[];
   /** Seconds to wait before the next pass while this stage is waiting or failed. */
   interval: number;
+  /**
+   * A sibling (the service stages, docs/architecture.md §2.13) that is not complete does not stop
+   * the chain for the siblings after it; it still asks for its interval.
+   */
+  sibling?: boolean;
   run(input: StageInput): StageResult;
 }
 

@@ -5,7 +5,9 @@
 import type { ControlPlaneSpec } from '../api/controlplane.js';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
 import type { CredentialStatus } from './credential/credential-status.js';
-import { CONDITION, READY_MESSAGE, REASON, SUB_CONDITIONS, type Decision } from './conditions.js';
+import { CONDITION, READY_MESSAGE, REASON, SERVICES_READY_MESSAGE, SUB_CONDITIONS, type Decision } from './conditions.js';
+import { SERVICES } from './services/index.js';
+import { notManaged, type ServiceDescriptor } from './services/descriptor.js';
 import type { ControlPlaneRef } from './ref.js';
 import type { UnappliedChild } from './unapplied.js';
 import { rolloutStatusFields } from './rollout/rollout-state.js';
@@ -17,6 +19,17 @@ export function readyDecision(conditions: ReadonlyMap<string, Condition>): Decis
   const notReady = SUB_CONDITIONS.filter((t) => conditions.get(t)?.status !== 'True');
   if (notReady.length === 0) return { status: 'True', reason: REASON.AllReady, message: READY_MESSAGE.all };
   return { status: 'False', reason: REASON.NotAllReady, message: `${READY_MESSAGE.notAll}: ${notReady.join(', ')}` };
+}
+
+const isDeclared = (spec: ControlPlaneSpec, d: ServiceDescriptor) => spec.services?.[d.name] !== undefined;
+
+/** ServicesReady (seed 002): True when every declared service beside Keystone is Ready (or none is declared). */
+export function servicesReadyDecision(spec: ControlPlaneSpec, conditions: ReadonlyMap<string, Condition>): Decision {
+  const declared = SERVICES.filter((d) => isDeclared(spec, d));
+  if (declared.length === 0) return { status: 'True', reason: REASON.ServicesReady, message: SERVICES_READY_MESSAGE.none };
+  const notReady = declared.filter((d) => conditions.get(d.conditionType)?.status !== 'True');
+  if (notReady.length === 0) return { status: 'True', reason: REASON.ServicesReady, message: `${SERVICES_READY_MESSAGE.all}: ${declared.map((d) => d.name).join(', ')}` };
+  return { status: 'False', reason: REASON.ServicesNotReady, message: `${SERVICES_READY_MESSAGE.notAll}: ${notReady.map((d) => d.conditionType).join(', ')}` };
 }
 
 export interface StatusInput {
@@ -42,9 +55,16 @@ export interface StatusInput {
 export function buildStatus(input: StatusInput): Record<string, unknown> {
   const current = new Map<string, Condition>();
   for (const type of SUB_CONDITIONS) {
-    const c = input.decided.get(type) ?? input.previous.get(type);
+    let c = input.decided.get(type) ?? input.previous.get(type);
+    // A service that is not declared is NotManaged from the first answer on, whether or not its
+    // stage was reached: the condition set is the same in every mode (docs/architecture.md §2.13).
+    const svc = c === undefined ? SERVICES.find((d) => d.conditionType === type) : undefined;
+    if (svc && !isDeclared(input.spec, svc)) {
+      c = decideCondition(type, notManaged(svc), undefined, input.cp.generation, input.now);
+    }
     if (c) current.set(type, c);
   }
+  const servicesReady = decideCondition(CONDITION.Services, servicesReadyDecision(input.spec, current), input.previous.get(CONDITION.Services), input.cp.generation, input.now);
   const aggregate = readyDecision(current);
   const rolloutReady = input.update?.ready;
   const ready = decideCondition(
@@ -61,11 +81,19 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
   // The release Keystone runs: the spec's at rest, the last known-good one during a rollout or after a rollback.
   const release = input.update ? input.update.release : input.spec.openStackRelease;
   if (typeof release === 'string') keystone.release = release;
+  const services = [
+    keystone,
+    ...SERVICES.filter((d) => isDeclared(input.spec, d)).map((d) => ({
+      name: d.name,
+      ready: current.get(d.conditionType)?.status === 'True',
+      ...(typeof release === 'string' ? { release } : {}),
+    })),
+  ];
   const status: Record<string, unknown> = {
-    conditions: [...current.values(), ready],
+    conditions: [...current.values(), servicesReady, ready],
     observedGeneration: input.cp.generation,
     updatePhase: input.update?.memory.phase ?? 'Idle',
-    services: [keystone],
+    services,
     ...(input.update ? rolloutStatusFields(input.update.memory) : {}),
   };
   if (input.credential) status.adminApplicationCredential = input.credential;

@@ -11,6 +11,7 @@ import { credentialStatus } from './credential/credential-status.js';
 import { carriedRollout, finishRollout, planRollout, stageView, stayed, type RolloutOutcome, type RolloutPlan } from './rollout/rollout.js';
 import { GVK } from '../k8s/kinds.js';
 import { childNames } from './names.js';
+import { at, isObject } from '../k8s/read.js';
 
 export interface SyncContext {
   now: Date;
@@ -60,7 +61,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   const plan = kept ? kept.rollout.get(context.now, readPlan) : readPlan(() => context.now);
   const run = (p: RolloutPlan) =>
     runPipeline(
-      { cp, spec, specErrors: errors, resolved, children, related, previous, credential, now: context.now, random: context.random, rollout: stageView(p) },
+      { cp, spec, specErrors: errors, resolved, children, related, previous, credential, parentAnnotations: annotationsOf(parent), now: context.now, random: context.random, rollout: stageView(p) },
       undefined,
       previousUnapplied,
       kept?.stages,
@@ -82,4 +83,11 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   const resync = update.resyncAfterSeconds ?? result.resyncAfterSeconds;
   if (resync !== undefined) response.resyncAfterSeconds = resync;
   return response;
+}
+
+/** The parent's annotations with string values (anything else is ignored). */
+function annotationsOf(parent: unknown): Record<string, string> | undefined {
+  const raw = at(parent, 'metadata', 'annotations');
+  if (!isObject(raw)) return undefined;
+  return Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }

@@ -50,6 +50,14 @@ function errorReason(conditionType: SubConditionType, child: KubeObject): Reason
       return REASON.MariaDBError;
     case 'Memcached':
       return REASON.MemcachedError;
+    case 'RabbitmqCluster':
+      return REASON.MessagingError;
+    case 'Placement':
+      return REASON.PlacementError;
+    case 'Glance':
+      return REASON.GlanceError;
+    case 'GlanceBackend':
+      return REASON.GlanceBackendError;
     case 'Keystone':
       return REASON.KeystoneError;
     case 'PushSecret':
@@ -63,7 +71,8 @@ function errorReason(conditionType: SubConditionType, child: KubeObject): Reason
     case 'Secret':
       return child.metadata.name.endsWith('-admin-password-cloud') ? REASON.PasswordCloudError : REASON.SecretError;
     default:
-      return REASON.ApplicationCredentialError;
+      // K-ORC objects: the admin chain's (KORC) or a service's account (User, RoleAssignment, imports).
+      return conditionType === CONDITION.KORC ? REASON.ApplicationCredentialError : REASON.ServiceAccountError;
   }
 }
 

@@ -79,3 +79,20 @@ export function esoSync(obj: unknown, successReason: string): EsoSync {
     refreshTime: Number.isFinite(parsed) ? parsed : undefined,
   };
 }
+
+/**
+ * SHA-256 hex of a Secret's `data` as observed (keys sorted; values as the API returns them): the
+ * PushSecret trigger (controlplane/eso-round-trip.ts pushTrigger, docs/architecture.md §3.5).
+ */
+export function sourceDigest(secret: object): string {
+  const raw = at(secret, 'data');
+  const data: Record<string, unknown> = isObject(raw) ? raw : {};
+  const hash = createHash('sha256');
+  for (const key of Object.keys(data).sort()) {
+    const value = data[key];
+    // Length-prefixed, so two maps whose keys and values run together alike differ.
+    const text = typeof value === 'string' ? value : '';
+    hash.update(`${key.length}:${key}${text.length}:${text};`, 'utf8');
+  }
+  return hash.digest('hex');
+}

@@ -21,6 +21,8 @@ export interface OpenStack {
   mints: string[];
   revoked: string[];
   catalog: Map<string, string>;
+  /** Managed (service) users K-ORC created, by OpenStack name: the password it set. */
+  users: Map<string, string>;
   /** The last id handed out, per id prefix. */
   counters: Map<string, number>;
 }
@@ -46,7 +48,7 @@ export function newWorld(cluster: Cluster): World {
   return {
     cluster,
     openbao: new Map(),
-    openstack: { adminPassword: undefined, applicationCredentials: new Map(), mints: [], revoked: [], catalog: new Map(), counters: new Map() },
+    openstack: { adminPassword: undefined, applicationCredentials: new Map(), mints: [], revoked: [], catalog: new Map(), users: new Map(), counters: new Map() },
     down: new Set(),
     notes: [],
     keystoneImagesNeverReady: new Set(),
@@ -316,6 +318,16 @@ function createInOpenStack(w: World, o: Obj): { id?: string; wait?: string } {
     w.notes.push({ by: 'k-orc', text: `minted application credential ${id} (${o.spec.resource.name})` });
     return { id };
   }
+  if (o.kind === 'User' && o.spec.resource?.passwordRef) {
+    const password = secretValue(w, ns, o.spec.resource.passwordRef, 'password');
+    if (password === undefined) return { wait: `waiting for Secret ${o.spec.resource.passwordRef}` };
+    os.users.set(o.spec.resource.name, password);
+    w.notes.push({ by: 'k-orc', text: `created service user ${o.spec.resource.name}` });
+  }
+  if (o.kind === 'RoleAssignment') {
+    const user = w.cluster.get({ apiVersion: KORC_GROUP, kind: 'User', namespace: ns, name: o.spec.resource.userRef });
+    if (!user?.status?.id) return { wait: `waiting for User ${o.spec.resource.userRef}` };
+  }
   if (o.kind === 'Endpoint') {
     const service = w.cluster.get({ apiVersion: KORC_GROUP, kind: 'Service', namespace: ns, name: o.spec.resource.serviceRef });
     if (!service?.status?.id) return { wait: `waiting for Service ${o.spec.resource.serviceRef}` };
@@ -334,6 +346,7 @@ function deleteInOpenStack(w: World, o: Obj): void {
       w.notes.push({ by: 'k-orc', text: `revoked application credential ${id}` });
     }
   } else {
+    if (o.kind === 'User' && o.spec.resource?.name) w.openstack.users.delete(o.spec.resource.name);
     w.openstack.catalog.delete(id);
   }
 }
@@ -360,7 +373,8 @@ function korc(w: World): void {
       continue;
     }
     if (!managed) {
-      const id = o.kind === 'Domain' ? 'default' : `${o.spec.import?.filter?.name ?? 'x'}-user-id`;
+      const imported = o.spec.import?.filter?.name ?? 'x';
+      const id = o.kind === 'Domain' ? 'default' : o.kind === 'Project' || o.kind === 'Role' ? `${imported}-${o.kind.toLowerCase()}-id` : `${imported}-user-id`;
       orcStatus(w, current, true, 'Success', 'OpenStack resource is available', id);
       continue;
     }
@@ -374,8 +388,74 @@ function korc(w: World): void {
   }
 }
 
+/** The RabbitMQ cluster operator: AllReplicasReady (it writes no Ready condition) and observedGeneration. */
+function rabbitmq(w: World): void {
+  for (const o of w.cluster.list((x) => x.kind === 'RabbitmqCluster' && live(x))) {
+    const down = w.down.has(labelOf(o));
+    const status = {
+      ...(o.status ?? {}),
+      observedGeneration: o.metadata.generation,
+      conditions: [condition(o.status, 'AllReplicasReady', !down, down ? 'NotAllReplicasReady' : 'AllPodsAreReady', down ? 'RabbitMQ is down' : `${o.spec.replicas ?? 1} replicas ready`, w.cluster.now())],
+    };
+    w.cluster.updateStatus(refOf(o), status, 'rabbitmq-cluster-operator');
+  }
+}
+
+/**
+ * A service operator (Placement, Glance): Ready at its generation once its database, cache,
+ * Keystone and DB credential Secret are there and its service user authenticates with the password
+ * in its Secret (K-ORC created it with that password).
+ */
+function serviceCr(w: World, kind: 'Placement' | 'Glance', by: string): void {
+  for (const o of w.cluster.list((x) => x.kind === kind && live(x))) {
+    const ns = o.metadata.namespace;
+    const missing: string[] = [];
+    const db = o.spec.database ?? {};
+    if (db.secretRef && secretValue(w, ns, db.secretRef.name, db.secretRef.key ?? 'password') === undefined) missing.push(`Secret ${db.secretRef.name}`);
+    for (const [k, ref] of [['MariaDB', db.clusterRef], ['Memcached', o.spec.cache?.clusterRef]] as const) {
+      if (ref && !isReady(w.cluster.list((x) => x.kind === k && x.metadata.namespace === ns && x.metadata.name === ref.name)[0])) missing.push(`${k} ${ref.name} Ready`);
+    }
+    if (!w.cluster.list((k) => k.kind === 'Keystone' && k.metadata.namespace === ns).some(isReady)) missing.push('Keystone');
+    const user = o.spec.serviceUser ?? {};
+    const password = secretValue(w, ns, user.secretRef?.name, user.secretRef?.key ?? 'password');
+    if (password === undefined || w.openstack.users.get(user.username) !== password) missing.push(`service user ${user.username} to authenticate`);
+    if (kind === 'Glance' && !w.cluster.list((b) => b.kind === 'GlanceBackend' && b.metadata.namespace === ns && b.spec.glanceRef?.name === o.metadata.name && isReady(b)).length) missing.push('a Ready GlanceBackend');
+    if (w.down.has(labelOf(o))) missing.push('its pods (down)');
+    const ready = missing.length === 0;
+    const status: Obj = {
+      ...(o.status ?? {}),
+      observedGeneration: o.metadata.generation,
+      conditions: [condition(o.status, 'Ready', ready, ready ? 'Ready' : 'NotReady', ready ? `${kind} is ready` : `waiting for ${missing.join(', ')}`, w.cluster.now(), o.metadata.generation)],
+    };
+    if (ready) status.installedRelease = o.spec.openStackRelease;
+    w.cluster.updateStatus(refOf(o), status, by);
+  }
+}
+
+function placements(w: World): void {
+  serviceCr(w, 'Placement', 'placement-operator');
+}
+
+/** The Glance operator: each GlanceBackend is Ready once its Glance exists; the Glance as any service. */
+function glances(w: World): void {
+  for (const b of w.cluster.list((x) => x.kind === 'GlanceBackend' && live(x))) {
+    const attached = w.cluster.get({ apiVersion: b.apiVersion, kind: 'Glance', namespace: b.metadata.namespace, name: b.spec.glanceRef?.name });
+    const status: Obj = { observedGeneration: b.metadata.generation, conditions: [condition(b.status, 'Ready', !!attached, attached ? 'Ready' : 'WaitingForGlance', attached ? 'backend attached' : `waiting for Glance ${b.spec.glanceRef?.name}`, w.cluster.now(), b.metadata.generation)] };
+    w.cluster.updateStatus(refOf(b), status, 'glance-operator');
+  }
+  serviceCr(w, 'Glance', 'glance-operator');
+}
+
 /** The operators the model holds, in the order one pass runs them. */
-export const OPERATORS = { infrastructure, 'external-secrets': externalSecrets, keystone: keystones, 'k-orc': korc } as const;
+export const OPERATORS = {
+  infrastructure,
+  'external-secrets': externalSecrets,
+  keystone: keystones,
+  'k-orc': korc,
+  rabbitmq,
+  placement: placements,
+  glance: glances,
+} as const;
 export type OperatorName = keyof typeof OPERATORS;
 
 /**

@@ -46,7 +46,8 @@ export function korcAuthGap(ctx: PhaseContext): string[] {
 const korcAuthenticates = (ctx: PhaseContext) => korcAuthError(ctx) === undefined;
 
 const INFRASTRUCTURE_KINDS = new Set(['MariaDB', 'Memcached', 'Keystone']);
-const KORC_KINDS = new Set(['ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint']);
+const KORC_KINDS = new Set(['ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint', 'Project', 'Role', 'RoleAssignment']);
+const SERVICE_KINDS = new Set(['Placement', 'Glance', 'GlanceBackend']);
 
 function exactlyMints(ctx: PhaseContext, n: number): string[] {
   return mints(ctx) === n ? [] : [`expected ${n} new application credential mint(s), saw ${mints(ctx)}`];
@@ -142,6 +143,13 @@ export const PHASES: Record<string, Phase> = {
       const lastKorc = changes.findLastIndex((c) => c.verb === 'deleted' && KORC_KINDS.has(c.object.split('/')[0]!));
       const firstInfra = changes.findIndex((c) => (c.verb === 'deleting' || c.verb === 'deleted') && INFRASTRUCTURE_KINDS.has(c.object.split('/')[0]!));
       const problems = lastKorc > firstInfra && firstInfra >= 0 ? ['Keystone or infrastructure was deleted before the K-ORC objects were gone'] : [];
+      // The service CRs go after the K-ORC objects and before Keystone and the infrastructure.
+      const firstService = changes.findIndex((c) => c.verb === 'deleting' && SERVICE_KINDS.has(c.object.split('/')[0]!));
+      const lastService = changes.findLastIndex((c) => c.verb === 'deleted' && SERVICE_KINDS.has(c.object.split('/')[0]!));
+      if (firstService >= 0 && firstService < lastKorc) problems.push('a service CR was deleted before the K-ORC objects were gone');
+      if (lastService >= 0 && firstInfra >= 0 && lastService > firstInfra) problems.push('Keystone or infrastructure was deleted before the service CRs were gone');
+      const users = ctx.sim.world.openstack.users.size;
+      if (users > 0) problems.push(`${users} service user(s) left in Keystone`);
       const revoked = ctx.sim.world.openstack.applicationCredentials.size;
       return revoked === 0 ? problems : [...problems, `${revoked} application credential(s) left in Keystone`];
     },

@@ -8,7 +8,8 @@ import { ControlPlaneSpec } from '../api/controlplane.js';
 import { CredentialRotationSpec } from '../api/credentialrotation.js';
 import { SecretAggregateSpec } from '../api/secretaggregate.js';
 import { GVK } from '../k8s/kinds.js';
-import { CLUSTER_SECRET_STORE, remoteKeys } from '../controlplane/names.js';
+import { CLUSTER_SECRET_STORE, remoteKeys, serviceRemoteKeys } from '../controlplane/names.js';
+import { SERVICES } from '../controlplane/services/index.js';
 import { Cluster, refOf, type Obj, type ObjectRef } from './cluster.js';
 import { CompositeController, DecoratorController, HookFailed, loadController, type HookCall } from './metacontroller.js';
 import { b64, newWorld, nextRefresh, runOperators, type World } from './operators.js';
@@ -101,6 +102,12 @@ export class Simulation {
     const keys = remoteKeys(cp.metadata.namespace, cp.metadata.name);
     this.world.openbao.set(keys.db, { username: 'keystone', password: 'sim-db-password' });
     this.world.openbao.set(keys.adminPassword, { password: this.adminPassword });
+    // The services' DB credentials are seeded out of band, as Keystone's (seed 002 §3.1 step 4, Static).
+    for (const d of SERVICES) {
+      if (value.services?.[d.name] !== undefined) {
+        this.world.openbao.set(serviceRemoteKeys(cp.metadata.namespace, cp.metadata.name, d.name).db, { username: d.name, password: `sim-db-password-${d.name}` });
+      }
+    }
     if (!isManagedDatabase(value)) {
       const db = value.infrastructure.database.secretRef;
       const admin = effectiveAdminPasswordRef(value, cp.metadata.name);

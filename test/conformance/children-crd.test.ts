@@ -3,6 +3,7 @@
 import t from 'tap';
 import { testServer } from '../support/server.js';
 import { converge, managedCP } from '../support/sync.js';
+import { fixtureControlPlane } from '../support/shared.js';
 import { admit, secretErrors } from '../support/children.js';
 import { conformance, type Obj } from '../support/shared.js';
 
@@ -27,7 +28,25 @@ function variants(): [string, Obj][] {
     cloudCredentialsRef: { cloudName: 'orc-admin', secretName: 'orc-clouds' },
     applicationCredential: { restricted: false, accessRules: [{ service: 'identity', method: 'get', path: '/v3/auth/tokens' }], rotation: { mode: 'Manual' } },
   };
-  return [['managed', managed], ['brownfield with TLS', brownfield], ['every optional Keystone field', full], ['every K-ORC option', korc]];
+  const services = fixtureControlPlane('controlplane-services.yaml');
+  services.spec.services.placement = {
+    replicas: 1,
+    image: { repository: 'registry.example.com/placement', tag: 'x' },
+    publicEndpoint: 'https://placement.example.com',
+    gateway: { parentRef: { name: 'gw' }, hostname: 'placement.example.com' },
+    policyOverrides: { configMapRef: { name: 'placement-policy' } },
+    extraConfig: { DEFAULT: { debug: 'true' } },
+  };
+  const brownfieldServices = fixtureControlPlane('controlplane-services.yaml');
+  brownfieldServices.spec.infrastructure = brownfield.spec.infrastructure;
+  return [
+    ['managed', managed],
+    ['brownfield with TLS', brownfield],
+    ['every optional Keystone field', full],
+    ['every K-ORC option', korc],
+    ['services and a managed bus', services],
+    ['services on brownfield infrastructure', brownfieldServices],
+  ];
 }
 
 t.test('every emitted child validates against its upstream CRD', conformance, async (t) => {
@@ -35,7 +54,7 @@ t.test('every emitted child validates against its upstream CRD', conformance, as
   t.teardown(() => app.close());
   const seen = new Set<string>();
   for (const [name, cp] of variants()) {
-    const world = await converge(app, cp);
+    const world = await converge(app, cp, undefined, undefined, undefined, [], 30);
     // Every pass of the lifecycle, so a child as first created (the fresh AC) is checked too.
     for (const child of world.history!.flatMap((r) => r.children)) {
       const result = child.kind === 'Secret' ? { errors: secretErrors(child) } : admit(child);
@@ -47,7 +66,8 @@ t.test('every emitted child validates against its upstream CRD', conformance, as
       if (result.errors.length > 0) t.same(result.errors, [], `${name}: ${child.kind} ${child.metadata.name}`);
     }
   }
-  const kinds = ['MariaDB', 'Memcached', 'ExternalSecret', 'Keystone', 'Secret', 'PushSecret', 'ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint'];
+  const kinds = ['MariaDB', 'Memcached', 'ExternalSecret', 'Keystone', 'Secret', 'PushSecret', 'ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint',
+    'RabbitmqCluster', 'Project', 'Role', 'RoleAssignment', 'Placement', 'Glance', 'GlanceBackend'];
   t.same(kinds.filter((k) => !seen.has(k)), [], `every child kind checked: ${[...seen].join(', ')}`);
 });
 

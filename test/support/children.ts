@@ -14,6 +14,13 @@ const CRD_FILES: Record<string, string> = {
   'openstack.k-orc.cloud/v1alpha1 Domain': 'openstack.k-orc.cloud/domains.yaml',
   'openstack.k-orc.cloud/v1alpha1 Service': 'openstack.k-orc.cloud/services.yaml',
   'openstack.k-orc.cloud/v1alpha1 Endpoint': 'openstack.k-orc.cloud/endpoints.yaml',
+  'openstack.k-orc.cloud/v1alpha1 Project': 'openstack.k-orc.cloud/projects.yaml',
+  'openstack.k-orc.cloud/v1alpha1 Role': 'openstack.k-orc.cloud/roles.yaml',
+  'openstack.k-orc.cloud/v1alpha1 RoleAssignment': 'openstack.k-orc.cloud/roleassignments.yaml',
+  'rabbitmq.com/v1beta1 RabbitmqCluster': 'rabbitmq.com/rabbitmqclusters.yaml',
+  'placement.openstack.c5c3.io/v1alpha1 Placement': 'placement.openstack.c5c3.io/placements.yaml',
+  'glance.openstack.c5c3.io/v1alpha1 Glance': 'glance.openstack.c5c3.io/glances.yaml',
+  'glance.openstack.c5c3.io/v1alpha1 GlanceBackend': 'glance.openstack.c5c3.io/glancebackends.yaml',
 };
 const admitters = new Map<string, ReturnType<typeof admission>>();
 export function admit(child: Obj) {

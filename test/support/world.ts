@@ -56,6 +56,8 @@ export const acIdOf = (ac: Obj) => `id-${ac.spec.resource.name}`;
 
 /** Every child healthy: Ready, or for K-ORC objects Available at their generation (and an id). */
 export function healthy(child: Obj, generation = 1): Obj {
+  // The RabbitMQ cluster operator reports AllReplicasReady (no Ready condition) and observedGeneration.
+  if (child.kind === 'RabbitmqCluster') return { observedGeneration: generation, conditions: [{ ...readyCondition(true), type: 'AllReplicasReady' }] };
   if (!isOrc(child)) return allReady();
   return orcStatus(generation, child.kind === 'ApplicationCredential' || child.kind === 'Service' || child.kind === 'Endpoint' ? { id: child.kind === 'ApplicationCredential' ? acIdOf(child) : `id-${child.metadata.name}` } : {});
 }
@@ -158,7 +160,7 @@ export function materialisedCloudsYaml(parent: Obj, children: Obj[]): Obj | unde
   const ns = parent.metadata.namespace;
   const secretName = parent.spec?.korc?.adminCredential?.cloudCredentialsRef?.secretName ?? 'k-orc-clouds-yaml';
   const source = children.find((c) => c.kind === 'Secret' && c.metadata.name === `${cp}-admin-app-credential`);
-  const push = children.find((c) => c.kind === 'PushSecret');
+  const push = children.find((c) => c.kind === 'PushSecret' && c.metadata.name === `${cp}-admin-app-credential-backup`);
   const es = children.find((c) => c.kind === 'ExternalSecret' && c.metadata.name === secretName);
   if (!source?.data?.['clouds.yaml'] || !isReadyObj(push) || !isReadyObj(es)) return undefined;
   return secret(ns, secretName, { 'clouds.yaml': unb64(source.data['clouds.yaml']) });

@@ -10,6 +10,7 @@
 //
 // A refused path (downgrade, non-SLURP skip, unparsable release) starts nothing: the running
 // release stays projected and KeystoneReady is False with the refusal's reason.
+import { SERVICES } from '../services/index.js';
 import type { ControlPlaneSpec } from '../../api/controlplane.js';
 import { DEFAULTS } from '../../api/controlplane.js';
 import { secondsSince, type Condition, type ConditionDecision } from '../../k8s/conditions.js';
@@ -42,6 +43,13 @@ export interface RolloutPlan {
   keystone?: KeystoneDirective;
   /** Set while a rollout runs: a re-mint does not start (credential/mint.ts), with this note. */
   holdReMint?: string;
+  /**
+   * The release the services beside Keystone run this pass (docs/architecture.md §6.1): the running
+   * one until UpdatingServices, the target from then on; undefined: the spec's.
+   */
+  servicesRelease?: string;
+  /** The conditions of the declared services beside Keystone: UpdatingServices waits for them. */
+  services?: readonly string[];
   /** What the spec asks Keystone to run (undefined for an unreadable release). */
   target?: Target;
   /** The running release when nothing runs a rollout (services[keystone].release). */
@@ -144,6 +152,7 @@ function holdPlan(base: Omit<RolloutPlan, 'memory'>, last: LastUpdate): RolloutP
     memory: { phase: 'Idle', lastUpdate: last },
     release: last.from.release,
     keystone: { image: last.from.image, note: `holding ${last.from.release}: the upgrade to ${last.to.release} was rolled back` },
+    servicesRelease: last.from.release,
     ready: rolledBack(last.from, last.to, last),
   };
 }
@@ -155,7 +164,8 @@ function held(last: LastUpdate | undefined, target: Target, generation: number):
 
 function inProgress(phase: UpdatePhase, r: Rollout, base: Omit<RolloutPlan, 'memory'>, memory: RolloutMemory, entered = false): RolloutPlan {
   const m: RolloutMemory = { ...memory, phase, rollout: r };
-  const plan: RolloutPlan = { ...base, memory: m, keystone: directiveFor(phase, r), holdReMint: `a release rollout is in progress (${phaseNote(phase, r)})` };
+  const servicesRelease = phase === 'UpdatingServices' || phase === 'Verifying' ? r.to.release : r.from.release;
+  const plan: RolloutPlan = { ...base, memory: m, keystone: directiveFor(phase, r), holdReMint: `a release rollout is in progress (${phaseNote(phase, r)})`, servicesRelease };
   if (entered) plan.entered = true;
   return plan;
 }
@@ -167,6 +177,7 @@ function refuse(running: Target, reason: Reason, message: string, base: Omit<Rol
     ...base,
     memory: m,
     release: running.release,
+    servicesRelease: running.release,
     keystone: { image: running.image, refusal: { reason, message: `${message}; Keystone stays at ${running.release}` }, note: '' },
   };
 }
@@ -176,9 +187,11 @@ const DEFAULT_DEADLINE_SECONDS = deadlineSeconds(DEFAULTS.rolloutDeadline) ?? 15
 
 export function planRollout(input: RolloutInput): RolloutPlan {
   const previous = readRolloutMemory(input.previousStatus);
+  const declared = SERVICES.filter((d) => input.spec.services?.[d.name] !== undefined).map((d) => d.conditionType);
   const base = {
     deadlineSeconds: deadlineSeconds(input.spec.rolloutDeadline) ?? DEFAULT_DEADLINE_SECONDS,
     generation: input.generation,
+    ...(declared.length > 0 ? { services: declared } : {}),
   };
   const target = targetOf(input.spec);
   // An unreadable release (the Keystone stage reports InvalidSpec): the rollout is carried over
@@ -235,7 +248,7 @@ const VERIFY_TERMINAL = new Set<string>([REASON.ApplicationCredentialFailed, REA
 
 type Exit = { next: UpdatePhase } | { fail: { reason: string; message: string } } | undefined;
 
-function exitOf(phase: UpdatePhase, r: Rollout, decided: ReadonlyMap<string, Condition>, overdue: boolean, deadline: string): Exit {
+function exitOf(phase: UpdatePhase, r: Rollout, decided: ReadonlyMap<string, Condition>, overdue: boolean, deadline: string, services: readonly string[]): Exit {
   const late = (what: string) => ({ fail: { reason: REASON.UpdateDeadlineExceeded, message: `${what} within ${deadline}` } });
   switch (phase) {
     case 'Validating':
@@ -251,8 +264,11 @@ function exitOf(phase: UpdatePhase, r: Rollout, decided: ReadonlyMap<string, Con
       }
       return overdue ? late(`Keystone did not report Ready at its new generation with ${pathText(r.from, r.to)}`) : undefined;
     }
-    case 'UpdatingServices':
-      return { next: 'Verifying' };
+    case 'UpdatingServices': {
+      // Every declared service beside Keystone Ready on the new release (none declared: at once).
+      if (services.every((t) => isTrue(decided, t))) return { next: 'Verifying' };
+      return overdue ? late(`the services (${services.filter((t) => !isTrue(decided, t)).join(', ')}) did not report Ready on ${r.to.release}`) : undefined;
+    }
     case 'Verifying': {
       const chain = [CONDITION.Keystone, CONDITION.KORC, CONDITION.AdminCredential, CONDITION.Catalog];
       if (chain.every((t) => isTrue(decided, t))) return { next: 'Complete' };
@@ -312,11 +328,11 @@ export function stayed(plan: RolloutPlan, now: Date, pipelineResync: number | un
 export function finishRollout(plan: RolloutPlan, decided: ReadonlyMap<string, Condition>, now: Date, pipelineResync: number | undefined): RolloutStep {
   const memory = plan.memory;
   const r = memory.rollout;
-  const base = { deadlineSeconds: plan.deadlineSeconds, generation: plan.generation, ...(plan.target ? { target: plan.target } : {}) };
+  const base = { deadlineSeconds: plan.deadlineSeconds, generation: plan.generation, ...(plan.target ? { target: plan.target } : {}), ...(plan.services ? { services: plan.services } : {}) };
   const exit =
     !r || !inRollout(memory.phase) || plan.entered
       ? undefined
-      : exitOf(memory.phase, r, decided, (secondsSince(r.phaseStartedAt, now) ?? 0) >= plan.deadlineSeconds, durationText(plan.deadlineSeconds));
+      : exitOf(memory.phase, r, decided, (secondsSince(r.phaseStartedAt, now) ?? 0) >= plan.deadlineSeconds, durationText(plan.deadlineSeconds), plan.services ?? []);
   if (exit === undefined || !r) return { kind: 'outcome', outcome: stayed(plan, now, pipelineResync) };
   if ('fail' in exit) {
     const failing: Rollout = { ...r, phaseStartedAt: now.toISOString(), generation: plan.generation, failure: exit.fail };
@@ -341,6 +357,10 @@ export function carriedRollout(previousStatus: unknown, spec: ControlPlaneSpec):
 }
 
 /** What the stages see of a plan (StageInput.rollout). */
-export function stageView(plan: RolloutPlan): { keystone?: KeystoneDirective; holdReMint?: string } {
-  return { ...(plan.keystone ? { keystone: plan.keystone } : {}), ...(plan.holdReMint !== undefined ? { holdReMint: plan.holdReMint } : {}) };
+export function stageView(plan: RolloutPlan): { keystone?: KeystoneDirective; holdReMint?: string; servicesRelease?: string } {
+  return {
+    ...(plan.keystone ? { keystone: plan.keystone } : {}),
+    ...(plan.holdReMint !== undefined ? { holdReMint: plan.holdReMint } : {}),
+    ...(plan.servicesRelease !== undefined ? { servicesRelease: plan.servicesRelease } : {}),
+  };
 }

@@ -9,6 +9,13 @@ import { stringAt } from '../../k8s/read.js';
 import { CONDITION, REASON, REQUEUE, type Reason } from '../conditions.js';
 import { child } from '../children.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
+import { MESSAGING_TRANSPORT_URL_KEY } from '../../api/controlplane.js';
+import { findCondition } from '../../k8s/conditions.js';
+import { at } from '../../k8s/read.js';
+import { carries } from '../../k8s/carries.js';
+import { isTerminating } from '../../k8s/observed.js';
+import { secretString } from '../../k8s/secret.js';
+import { rabbitmqName } from '../names.js';
 import { invalidSpec } from './invalid-spec.js';
 
 /** Seed: replicas 3, galera, 100Gi at creation (never shrunk afterwards, docs/architecture.md §2.3). */
@@ -17,6 +24,9 @@ export const MARIADB_STORAGE_SIZE = '100Gi';
 
 interface Backing {
   label: string;
+  /** Readiness other than Ready at the current generation (the RabbitmqCluster's AllReplicasReady). */
+  ready?: (observed: KubeObject | undefined, desired: KubeObject | undefined) => boolean;
+  detail?: string;
   /** The seed's reason while this backing service is not Ready. */
   waitingReason: Reason;
   name: string;
@@ -48,6 +58,60 @@ function memcached(input: StageInput, name: string, replicas: number): Backing {
   return { label: `Memcached ${name}`, waitingReason: REASON.WaitingForCache, name, observed: owned, desired };
 }
 
+/**
+ * The cluster-operator's RabbitmqCluster reports no Ready condition: it is ready when
+ * AllReplicasReady is True for its current generation (status.observedGeneration) and it carries
+ * what we asked.
+ */
+function rabbitmqReady(observed: KubeObject | undefined, desired: KubeObject | undefined): boolean {
+  if (!observed || isTerminating(observed)) return false;
+  if (desired && !carries(observed, desired, ['spec'])) return false;
+  const reported = at(observed, 'status', 'observedGeneration');
+  if (typeof reported === 'number' && reported !== at(observed, 'metadata', 'generation')) return false;
+  return findCondition(observed, 'AllReplicasReady')?.status === 'True';
+}
+
+/** Managed messaging (docs/architecture.md §2.3): the RabbitmqCluster {cp}-rabbitmq, adopted when it exists unowned. */
+function rabbitmq(input: StageInput, replicas: number): Backing {
+  const name = rabbitmqName(input.cp.name);
+  const label = `RabbitmqCluster ${name}`;
+  const owned = input.children.get(GVK.RabbitmqCluster, input.cp.namespace, name);
+  const base = { label, waitingReason: REASON.WaitingForMessaging, name, ready: rabbitmqReady };
+  if (!owned) {
+    const adopted = input.related.get(GVK.RabbitmqCluster, input.cp.namespace, name);
+    if (adopted) return { ...base, observed: adopted, desired: undefined };
+  }
+  return { ...base, observed: owned, desired: child(GVK.RabbitmqCluster, input.cp, name, { spec: { replicas } }) };
+}
+
+/** Brownfield messaging: the user's Secret must hold the bus URL (never read beyond its presence). */
+function messagingSecret(input: StageInput, ref: { name: string; key?: string }): Backing {
+  const key = ref.key ?? MESSAGING_TRANSPORT_URL_KEY;
+  const secret = input.related.get(GVK.Secret, input.cp.namespace, ref.name);
+  const has = secretString(secret, key) !== undefined;
+  return {
+    label: `Messaging Secret ${ref.name}`,
+    waitingReason: REASON.WaitingForMessaging,
+    name: ref.name,
+    observed: secret,
+    desired: undefined,
+    ready: () => has,
+    detail: secret ? `Messaging Secret ${ref.name} has no key ${key}` : `Messaging Secret ${ref.name} does not exist`,
+  };
+}
+
+/** The message bus when declared: managed, brownfield, or the problem (a spec that bypassed the CRD's CEL rule). */
+function messaging(input: StageInput): Backing | string | undefined {
+  const m = input.spec.infrastructure?.messaging;
+  if (!m) return undefined;
+  const problem = 'spec.infrastructure.messaging: exactly one of replicas (managed) or secretRef (brownfield) must be set';
+  if (m.secretRef) return m.replicas === undefined ? messagingSecret(input, m.secretRef) : problem;
+  return m.replicas !== undefined ? rabbitmq(input, m.replicas) : problem;
+}
+
+const isBackingReady = (b: Backing) => (b.ready ? b.ready(b.observed, b.desired) : isReadyAsDesired(b.observed, b.desired));
+const backingDetail = (b: Backing) => (b.detail ?? readinessDetail(b.label, b.observed, b.desired));
+
 export const infrastructureStage: Stage = {
   name: 'Infrastructure',
   conditionType: CONDITION.Infrastructure,
@@ -63,10 +127,13 @@ export const infrastructureStage: Stage = {
     if (dbName) backing.push(mariadb(input, dbName));
     const cacheName = cache.clusterRef?.name;
     if (cacheName) backing.push(memcached(input, cacheName, cache.replicas ?? 3));
+    const bus = messaging(input);
+    if (typeof bus === 'string') return invalidSpec([bus], REQUEUE.infra);
+    if (bus) backing.push(bus);
 
     // Both managed children are ensured before readiness is gated (seed: no half-provisioned plane).
     const children = backing.flatMap((b) => (b.desired ? [b.desired] : []));
-    const notReady = backing.filter((b) => !isReadyAsDesired(b.observed, b.desired));
+    const notReady = backing.filter((b) => !isBackingReady(b));
     const first = notReady[0];
     if (first === undefined) {
       const message =
@@ -79,7 +146,7 @@ export const infrastructureStage: Stage = {
       condition: {
         status: 'False',
         reason: first.waitingReason,
-        message: notReady.map((b) => readinessDetail(b.label, b.observed, b.desired)).join('; '),
+        message: notReady.map(backingDetail).join('; '),
       },
       outcome: waiting(REQUEUE.infra),
       children,
