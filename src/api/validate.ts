@@ -151,9 +151,10 @@ export function pruneFailures(root: unknown, failures: readonly ErrorObject[]): 
     }
   }
   for (const [array, indices] of removeFromArrays) {
-    const kept = array.filter((_, i) => !indices.has(i));
-    array.length = 0;
-    array.push(...kept);
+    // In place, without spreading (push(...kept) overflows the stack past ~100,000 items).
+    let kept = 0;
+    for (let i = 0; i < array.length; i++) if (!indices.has(i)) array[kept++] = array[i];
+    array.length = kept;
     removed = true;
   }
   return removed;
