@@ -16,10 +16,9 @@
 // held in strings (last-applied annotations) is sanitised inside.
 import { createHmac } from 'node:crypto';
 import { stringify } from 'yaml';
-import { sha256Hex as sha256 } from '../k8s/secret.js';
+import { sha256Hex as sha256, sourceDigest } from '../k8s/secret.js';
 import { parseBounded } from '../k8s/json-depth.js';
 import { cloudAuthSecrets, cloudsDocument, IDENTIFIER_KEYS, isSecretObject, ValueReplacer } from './secret-values.js';
-import { sourceDigest } from '../controlplane/eso-round-trip.js';
 import { esoResourceVersion } from '../k8s/eso.js';
 
 type Json = unknown;

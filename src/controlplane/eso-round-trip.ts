@@ -15,25 +15,13 @@
 //   document's SHA-256; while the materialised Secret still differs, another forced refresh only
 //   after ESO acknowledged the last one and a backoff since its refreshTime (15 s doubling to
 //   5 min). Nothing moves once everything matches, so a converged ControlPlane is a fixed point.
-import { createHash } from 'node:crypto';
-import { isObject } from '../k8s/read.js';
 import { annotationOf } from '../k8s/read.js';
 import { esoSync, ESO_REASON } from '../k8s/eso.js';
 import { isTerminating, notReadyDetail, type KubeObject } from '../k8s/observed.js';
 import { ANNOTATION } from './names.js';
+import { sourceDigest } from '../k8s/secret.js';
 
-/** SHA-256 hex of a Secret's `data` as observed (keys sorted; values as the API returns them). */
-export function sourceDigest(secret: object): string {
-  const data = isObject((secret as { data?: unknown }).data) ? ((secret as { data: Record<string, unknown> }).data) : {};
-  const hash = createHash('sha256');
-  for (const key of Object.keys(data).sort()) {
-    const value = data[key];
-    // Length-prefixed, so two maps whose keys and values run together alike differ.
-    const text = typeof value === 'string' ? value : '';
-    hash.update(`${key.length}:${key}${text.length}:${text};`, 'utf8');
-  }
-  return hash.digest('hex');
-}
+export { sourceDigest } from '../k8s/secret.js';
 
 /**
  * The PushSecret's trigger annotation: the digest of the observed source Secret, so ESO pushes once

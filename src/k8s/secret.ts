@@ -1,7 +1,7 @@
 // Secret data in and out: the API server stores `data` base64-encoded; children are emitted
 // with `data` only (never `stringData`, docs/architecture.md §2.6), keys sorted.
 import { createHash } from 'node:crypto';
-import { at } from './read.js';
+import { at, isObject } from './read.js';
 import { BoundedMemo } from '../memo.js';
 
 /**
@@ -39,4 +39,18 @@ function encodedValue(text: string): string {
 /** SHA-256 hex of a UTF-8 string (the seed's computeAdminPasswordHash derivation). */
 export function sha256Hex(text: string): string {
   return digests.get(text, () => createHash('sha256').update(text, 'utf8').digest('hex'));
+}
+
+/** SHA-256 hex of a Secret's `data` as observed (keys sorted; values as the API returns them). */
+export function sourceDigest(secret: unknown): string {
+  const observed = at(secret, 'data');
+  const data = isObject(observed) ? observed : {};
+  const hash = createHash('sha256');
+  for (const key of Object.keys(data).sort()) {
+    const value = data[key];
+    // Length-prefixed, so two maps whose keys and values run together alike differ.
+    const text = typeof value === 'string' ? value : '';
+    hash.update(`${key.length}:${key}${text.length}:${text};`, 'utf8');
+  }
+  return hash.digest('hex');
 }
