@@ -32,6 +32,9 @@ const CASES: [string[], string, RegExp][] = [
   [[...AC, 'accessRules'], '[{"method":1,"path":"/v3/x","service":"identity"}]', /accessRules\[0\]\.method: must be a string, got a number/],
   [['korc', 'adminCredential'], 'null', /spec\.korc\.adminCredential: must be an object, got null/],
   [['openStackRelease'], '1e400', /spec\.openStackRelease: must be a string, got a number/],
+  // More than 10,000 values: validated up to the first error, then its whole top-level field goes.
+  [[...AC, 'accessRules'], `[${Array.from({ length: 20_000 }, () => '{}').join(',')}]`, /accessRules\[0\]\.method: is required/],
+  [['infrastructure', 'cache', 'servers'], `[${Array.from({ length: 20_000 }, () => '1').join(',')}]`, /cache\.servers\[0\]: must be a string, got a number/],
 ];
 
 t.test('hostile spec values: InvalidSpec naming the field in sync, children kept; finalize unaffected', async (t) => {
@@ -42,7 +45,7 @@ t.test('hostile spec values: InvalidSpec naming the field in sync, children kept
   const finalizeValid = await post(app, '/controlplane/finalize', syncRequest(world.parent, world.children, world.related, true));
   t.equal(finalizeValid.status, 200);
   for (const [path, raw, named] of CASES) {
-    const what = `spec.${path.join('.')} = ${raw}`;
+    const what = `spec.${path.join('.')} = ${raw.length > 60 ? `${raw.slice(0, 60)}… (${raw.length} characters)` : raw}`;
     const sync = await post(app, '/controlplane/sync', withSpecValue(syncRequest(world.parent, world.children, world.related), path, raw));
     t.equal(sync.status, 200, `${what}: sync answers 200`);
     const invalid = ((sync.json?.status?.conditions ?? []) as Obj[]).filter((c) => c.reason === 'InvalidSpec').map((c) => c.message as string);

@@ -122,15 +122,16 @@ const pointer = (path: string) => (path === '' ? [] : path.split('/').slice(1).m
 
 /**
  * Removes from `root` the values `failures` point at: the value of a failed keyword, the object
- * missing a required field, an unknown field; array items are taken out of their array. The root
- * itself stays. True when anything was removed.
+ * missing a required field, an unknown field; array items are taken out of their array (with
+ * `depth`, the field that many levels under the root holding each instead). The root itself stays.
+ * True when anything was removed.
  */
-export function pruneFailures(root: unknown, failures: readonly ErrorObject[]): boolean {
+export function pruneFailures(root: unknown, failures: readonly ErrorObject[], depth = Infinity): boolean {
   const targets: string[][] = [];
   for (const e of failures) {
     const path = pointer(e.instancePath);
     if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
-    if (path.length > 0) targets.push(path);
+    if (path.length > 0) targets.push(path.slice(0, depth));
   }
   const removeFromArrays = new Map<unknown[], Set<number>>();
   let removed = false;
@@ -151,10 +152,10 @@ export function pruneFailures(root: unknown, failures: readonly ErrorObject[]): 
     }
   }
   for (const [array, indices] of removeFromArrays) {
-    // In place, without spreading (push(...kept) overflows the stack past ~100,000 items).
-    let kept = 0;
-    for (let i = 0; i < array.length; i++) if (!indices.has(i)) array[kept++] = array[i];
-    array.length = kept;
+    // In place, no spread: an array may hold hundreds of thousands of items.
+    let to = 0;
+    for (let from = 0; from < array.length; from++) if (!indices.has(from)) array[to++] = array[from];
+    array.length = to;
     removed = true;
   }
   return removed;
@@ -168,16 +169,20 @@ export function compileValidator<T>(schema: TSchema, prefix: string, options: { 
   const all: ValidateFunction = (options.defaults === false ? checking : defaulting).compile(JSON.parse(JSON.stringify(schema)));
   const first: ValidateFunction = (options.defaults === false ? checkingFirst : defaultingFirst).compile(JSON.parse(JSON.stringify(schema)));
   return (input: unknown): ValidationResult<T> => {
-    const fn = holdsMoreValues(input, MAX_FULLY_VALIDATED_VALUES) ? first : all;
+    const large = holdsMoreValues(input, MAX_FULLY_VALIDATED_VALUES);
+    const fn = large ? first : all;
     const value = input === undefined ? undefined : structuredClone(input);
     if (fn(value)) return { value: value as T, errors: [] };
     const errors = (fn.errors ?? []).map((e) => formatError(prefix, e));
     // Take out what failed, default again, until nothing more fails (or nothing more can be
-    // taken out); a pass removes at least one value, and a spec nests about ten levels.
+    // taken out); a pass removes at least one value, and a spec nests about ten levels. What
+    // still fails then (or at once, for a large input, validated one error at a time) goes with
+    // its whole top-level field.
     let failures = fn.errors ?? [];
-    for (let pass = 0; pass < MAX_PRUNE_PASSES && failures.length > 0 && pruneFailures(value, failures); pass++) {
+    for (let pass = 0; !large && pass < MAX_PRUNE_PASSES && failures.length > 0 && pruneFailures(value, failures); pass++) {
       failures = fn(value) ? [] : (fn.errors ?? []);
     }
+    while (failures.length > 0 && pruneFailures(value, failures, 1)) failures = fn(value) ? [] : (fn.errors ?? []);
     return { value: value as T, errors };
   };
 }
