@@ -63,7 +63,8 @@ t.test('first mint in one pass: the AC comes with the answer that first writes i
   const first = second;
 
   const pending = await step(app, second, acPending);
-  t.match(conditionOf(pending.response.status, 'KORCReady'), { reason: 'WaitingForApplicationCredential', message: /not yet Available/ });
+  // K-ORC's own Progressing message says what it waits for (e.g. "Waiting for Service/identity to be created").
+  t.match(conditionOf(pending.response.status, 'KORCReady'), { reason: 'WaitingForApplicationCredential', message: /is not yet Available with an id: Waiting for User to be ready/ });
   t.same(acOf(pending.response.children), ac, 'the AC is kept as it is while K-ORC mints');
   t.equal(appCredential(pending.response.children)['clouds.yaml'], appCredential(first.response.children)['clouds.yaml'], 'the password cloud until there is an id');
 

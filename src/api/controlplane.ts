@@ -334,7 +334,7 @@ const AccessRule = Type.Object(
   {
     method: Type.String({ description: 'HTTP method the rule allows (e.g. GET).' }),
     path: Type.String({ description: 'Request path the rule allows (e.g. /v2.1/servers).' }),
-    service: Type.String({ description: 'OpenStack service type the rule applies to (e.g. compute).' }),
+    service: Type.String({ description: 'The name of a K-ORC Service object in this namespace (K-ORC sends its service type to Keystone), e.g. an import of the identity service named identity.' }),
   },
   { description: 'One application-credential access rule (service / method / path).' },
 );

@@ -47,7 +47,11 @@ export function orcDetail(label: string, obj: KubeObject | undefined): string {
   if (isTerminating(obj)) return `${label} is being deleted`;
   const terminal = terminalError(obj);
   if (terminal) return `${label} failed (${terminal})`;
+  return `${label} is not yet Available${progressingNote(obj)}`;
+}
+
+/** `: <K-ORC's Progressing message>` (what it waits for, e.g. "Waiting for Service/identity to be created"), or ''. */
+export function progressingNote(obj: KubeObject | undefined): string {
   const progressing = findCondition(obj, 'Progressing');
-  const said = typeof progressing?.message === 'string' && progressing.message ? `: ${progressing.message}` : '';
-  return `${label} is not yet Available${said}`;
+  return typeof progressing?.message === 'string' && progressing.message ? `: ${progressing.message}` : '';
 }

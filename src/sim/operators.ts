@@ -312,6 +312,14 @@ function createInOpenStack(w: World, o: Obj): { id?: string; wait?: string } {
     if (!user?.status?.id) return { wait: `waiting for User ${o.spec.resource.userRef}` };
     const secret = secretValue(w, ns, o.spec.resource.secretRef, 'value');
     if (secret === undefined) return { wait: `waiting for Secret ${o.spec.resource.secretRef}` };
+    // K-ORC resolves an access rule's serviceRef to the K-ORC Service object of that name and sends
+    // its type (applicationcredential/actuator.go CreateResource): no such object, no mint.
+    for (const rule of (o.spec.resource.accessRules ?? []) as Obj[]) {
+      if (!rule.serviceRef) continue;
+      const service = w.cluster.get({ apiVersion: KORC_GROUP, kind: 'Service', namespace: ns, name: rule.serviceRef });
+      const available = (service?.status?.conditions ?? []).some((c: Obj) => c.type === 'Available' && c.status === 'True');
+      if (!available || !service?.status?.id) return { wait: `Waiting for Service/${rule.serviceRef} to be created` };
+    }
     const id = nextId(os, 'ac');
     os.applicationCredentials.set(id, { name: o.spec.resource.name, secret, ...(o.spec.resource.expiresAt ? { expiresAt: o.spec.resource.expiresAt } : {}) });
     os.mints.push(id);

@@ -4,7 +4,7 @@
 // and the AC itself, which it mints, keeps, or re-mints (credential/mint.ts).
 import { GVK } from '../../k8s/kinds.js';
 import { identity, type KubeObject } from '../../k8s/observed.js';
-import { isAvailable, openstackId, terminalError } from '../../k8s/orc.js';
+import { isAvailable, openstackId, progressingNote, terminalError } from '../../k8s/orc.js';
 import { sha256Hex } from '../../k8s/secret.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, type Reason } from '../conditions.js';
 import { secondsSince } from '../../k8s/conditions.js';
@@ -83,7 +83,7 @@ function decide(input: StageInput, plan: MintPlan, facts: MintFacts, cloudName: 
         return { ...base, ...wait(REASON.ApplicationCredentialFailed, withImports(input, `ApplicationCredential ${name} failed (${terminal})`)) };
       }
       if (!minted) {
-        return { ...base, ...wait(REASON.WaitingForApplicationCredential, withImports(input, `ApplicationCredential ${name} is not yet Available with an id${notes}`)) };
+        return { ...base, ...wait(REASON.WaitingForApplicationCredential, withImports(input, `ApplicationCredential ${name} is not yet Available with an id${notes}${progressingNote(live)}`)) };
       }
       return {
         ...base,

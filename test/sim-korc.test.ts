@@ -1,0 +1,56 @@
+// The simulator's K-ORC resolves an ApplicationCredential's access rules as K-ORC does
+// (internal/controllers/applicationcredential/actuator.go CreateResource, main c22784ca): each
+// rule's serviceRef names a K-ORC Service object of the namespace, and nothing is minted until it
+// is Available. The real K-ORC showed this in e2e scenario 16; the model had taken the name for the
+// service type and minted at once.
+import t from 'tap';
+import { Cluster } from '../src/sim/cluster.js';
+import { b64, newWorld, runOperators, type World } from '../src/sim/operators.js';
+
+const NS = 'ns';
+const KORC = 'openstack.k-orc.cloud/v1alpha1';
+const CLOUD = { cloudName: 'admin', secretName: 'password-cloud' };
+
+function world(): World {
+  const w = newWorld(new Cluster(() => new Date('2026-11-26T00:00:00Z')));
+  w.openstack.adminPassword = 'pw';
+  const c = w.cluster;
+  c.create({ apiVersion: 'keystone.openstack.c5c3.io/v1alpha1', kind: 'Keystone', metadata: { name: 'ks', namespace: NS }, spec: {} }, 'test');
+  c.updateStatus({ apiVersion: 'keystone.openstack.c5c3.io/v1alpha1', kind: 'Keystone', namespace: NS, name: 'ks' }, { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '' }] }, 'test');
+  c.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'password-cloud', namespace: NS }, type: 'Opaque', data: { 'clouds.yaml': b64('clouds:\n  admin:\n    auth:\n      username: admin\n      password: pw\n') } }, 'test');
+  c.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ac-secret', namespace: NS }, type: 'Opaque', data: { value: b64('s3cret-value') } }, 'test');
+  c.create({ apiVersion: KORC, kind: 'User', metadata: { name: 'admin', namespace: NS }, spec: { cloudCredentialsRef: CLOUD, managementPolicy: 'unmanaged', import: { filter: { name: 'admin' } } } }, 'test');
+  c.create(
+    {
+      apiVersion: KORC,
+      kind: 'ApplicationCredential',
+      metadata: { name: 'ac', namespace: NS },
+      spec: { cloudCredentialsRef: CLOUD, managementPolicy: 'managed', resource: { name: 'ac', userRef: 'admin', secretRef: 'ac-secret', accessRules: [{ serviceRef: 'identity', method: 'GET', path: '/v3/**' }] } },
+    },
+    'test',
+  );
+  return w;
+}
+
+const korc = (w: World) => runOperators(w, new Set(['k-orc']));
+const ac = (w: World) => w.cluster.get({ apiVersion: KORC, kind: 'ApplicationCredential', namespace: NS, name: 'ac' })!;
+const condition = (o: { status?: { conditions?: { type: string; status: string; message: string }[] } }, type: string) => o.status?.conditions?.find((c) => c.type === type);
+
+t.test('an access rule naming no K-ORC Service object: no mint, K-ORC says what it waits for', async (t) => {
+  const w = world();
+  korc(w);
+  korc(w);
+  t.equal(w.openstack.mints.length, 0, 'nothing minted');
+  t.equal(ac(w).status?.id, undefined);
+  t.match(condition(ac(w), 'Progressing'), { status: 'True', message: 'Waiting for Service/identity to be created' });
+});
+
+t.test('once the Service object of that name is Available, the credential is minted', async (t) => {
+  const w = world();
+  korc(w);
+  w.cluster.create({ apiVersion: KORC, kind: 'Service', metadata: { name: 'identity', namespace: NS }, spec: { cloudCredentialsRef: CLOUD, managementPolicy: 'unmanaged', import: { filter: { type: 'identity' } } } }, 'test');
+  korc(w);
+  korc(w);
+  t.equal(w.openstack.mints.length, 1, 'minted once');
+  t.match(condition(ac(w), 'Available'), { status: 'True' });
+});
