@@ -311,3 +311,21 @@ t.test('InvalidSpec for an access rule K-ORC would refuse; lower-case methods ar
   t.match(conditionOf(world.response.status, 'KORCReady'), { status: 'False', reason: 'InvalidSpec', message: /accessRules\[0\]\.method: must be one of CONNECT/ });
   t.notOk(acOf(world.response.children));
 });
+
+t.test('InvalidSpec for two access rules on one path: Metacontroller would merge them into one (found with the real Metacontroller and K-ORC)', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const cp = managedCP();
+  cp.spec.korc.adminCredential.applicationCredential.accessRules = [
+    { service: 'identity', method: 'GET', path: '/v3/**' },
+    { service: 'identity', method: 'POST', path: '/v3/services' },
+    { service: 'identity', method: 'DELETE', path: '/v3/**' },
+  ];
+  const world = await converge(app, cp);
+  t.match(conditionOf(world.response.status, 'KORCReady'), { status: 'False', reason: 'InvalidSpec', message: /accessRules\[2\]\.path: "\/v3\/\*\*" is the path of accessRules\[0\] too/ });
+  t.notOk(acOf(world.response.children), 'nothing minted with rules Metacontroller could not keep');
+  cp.spec.korc.adminCredential.applicationCredential.accessRules[2].path = '/v3/services/*';
+  const fixed = await converge(app, cp);
+  t.ok(acOf(fixed.response.children), 'distinct paths: minted');
+  t.same(acOf(fixed.response.children)!.spec.resource.accessRules.map((r: Obj) => r.path), ['/v3/**', '/v3/services', '/v3/services/*']);
+});

@@ -151,7 +151,14 @@ function resolveKorc(spec: ControlPlaneSpec, cp: string): Resolved<KorcSettings>
     if (owned) errors.push(`${path}.cloudCredentialsRef.secretName: ${owned}`);
   }
   const accessRules: AccessRule[] = [];
+  const firstWithPath = new Map<string, number>();
   (admin?.applicationCredential?.accessRules ?? []).forEach((rule, i) => {
+    // Metacontroller's apply takes a list whose items all carry `path` for a map keyed by path
+    // (pkg/dynamic/apply knownMergeKeys), so two rules on one path would be merged into one on
+    // every update of the ApplicationCredential, which K-ORC refuses (spec.resource is immutable).
+    const earlier = firstWithPath.get(rule.path);
+    if (earlier !== undefined) errors.push(`${path}.applicationCredential.accessRules[${i}].path: ${JSON.stringify(rule.path)} is the path of accessRules[${earlier}] too; each rule needs a path of its own (Metacontroller merges the rules by path)`);
+    else firstWithPath.set(rule.path, i);
     const method = rule.method.toUpperCase();
     const at = `${path}.applicationCredential.accessRules[${i}]`;
     if (!isHttpMethod(method)) errors.push(`${at}.method: must be one of ${HTTP_METHODS.join(', ')}`);
