@@ -103,6 +103,16 @@ export class Keystones {
     return this.instances.get(`${ns}/${name}`)?.password;
   }
 
+  /**
+   * The application credentials in the instance's database, read from its SQLite file (also after
+   * the instance stopped with its CR): `{id, name}` each.
+   */
+  async credentialsOnDisk(ns: string, name: string): Promise<{ id: string; name: string }[]> {
+    const db = join(this.dir, `${ns}-${name}`, 'keystone.db');
+    const { stdout } = await run('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps([{"id": r[0], "name": r[1]} for r in c.execute("select id, name from application_credential")]))', db]);
+    return JSON.parse(stdout) as { id: string; name: string }[];
+  }
+
   /** A scenario's outage: the instance stops answering (and is not restarted) until `up`. */
   async down(ns: string, name: string): Promise<void> {
     const i = this.instances.get(`${ns}/${name}`);
@@ -200,7 +210,9 @@ export class Keystones {
           '[DEFAULT]',
           `log_file = ${join(inst.dir, 'keystone.log')}`,
           '[database]',
-          `connection = sqlite:///${join(inst.dir, 'keystone.db')}`,
+          // SQLite takes one writer at a time: a writer waits up to 30 s for the lock (bootstrap
+          // beside the API) instead of failing with "database is locked".
+          `connection = sqlite:///${join(inst.dir, 'keystone.db')}?timeout=30`,
           '[fernet_tokens]',
           `key_repository = ${join(inst.dir, 'fernet-keys')}`,
           '[credential]',
@@ -213,6 +225,9 @@ export class Keystones {
       writeFileSync(join(inst.dir, 'c5c3_e2e_wsgi.py'), WSGI_SHIM);
       const owner = ['--keystone-user', String(process.getuid?.() ?? 0), '--keystone-group', String(process.getgid?.() ?? 0)];
       await run(manage, [...conf, 'db_sync']);
+      // Write-ahead logging: readers (an open read transaction of the API's pool) never block the
+      // one writer, so a DELETE does not fail with "database is locked" (persistent in the file).
+      await run('python3', ['-c', 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("pragma journal_mode=wal")', join(inst.dir, 'keystone.db')]);
       await run(manage, [...conf, 'fernet_setup', ...owner]);
       await run(manage, [...conf, 'credential_setup', ...owner]);
     }

@@ -14,7 +14,7 @@ import { ComponentError, Harness, freePort, tail } from './harness.js';
 import type { Obj } from '../src/sim/cluster.js';
 import { StandIns } from './standins.js';
 import { LogView, Recorder } from './recorder.js';
-import { AssertionError, REAL_OPENSTACK_NS, Skip, scenarios, type Ctx } from './scenarios.js';
+import { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, scenarios, type Ctx } from './scenarios.js';
 
 const started = Date.now();
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
@@ -136,21 +136,22 @@ try {
     return (store?.status?.conditions ?? []).some((c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True');
   }, 60_000);
   console.log(`e2e: OpenBao v${openbaoVersion} and external-secrets v${esoVersion} up, ClusterSecretStore ${CLUSTER_SECRET_STORE} Ready after ${elapsed()}`);
-  // In REAL_OPENSTACK_NS the OpenStack side is real: a Keystone per Keystone CR (bootstrapped with
+  // In REAL_OPENSTACK_NAMESPACES the OpenStack side is real: a Keystone per Keystone CR (bootstrapped with
   // the admin password our hooks project) and K-ORC's controllers calling it through the proxy.
   keystones = new Keystones(h.paths.bin.keystone, join(run, 'keystone'), { start: (n, c, a, e) => h.spawnProcess(n, c, a, e), freePort }, (t) =>
     appendFileSync(h.logOf('keystones'), `${new Date().toISOString()} ${t}\n`),
   );
-  await h.startKorc([REAL_OPENSTACK_NS], await keystones.startProxy());
-  console.log(`e2e: K-ORC ${korcCommit} up (namespace ${REAL_OPENSTACK_NS}, Keystone ${keystoneVersion} per Keystone CR) after ${elapsed()}`);
+  await h.startKorc(REAL_OPENSTACK_NAMESPACES, await keystones.startProxy());
+  console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}, Keystone ${keystoneVersion} per Keystone CR) after ${elapsed()}`);
   // Stand-ins for the operators that do not run for real: MariaDB, Memcached, the Keystone
-  // operator (outside REAL_OPENSTACK_NS), K-ORC (outside REAL_OPENSTACK_NS).
-  const real = (o: Obj) => o.metadata?.namespace === REAL_OPENSTACK_NS && (o.kind === 'Keystone' || String(o.apiVersion).startsWith('openstack.k-orc.cloud/'));
+  // operator and K-ORC outside REAL_OPENSTACK_NAMESPACES.
+  const inReal = (o: Obj) => REAL_OPENSTACK_NAMESPACES.includes(o.metadata?.namespace);
+  const real = (o: Obj) => inReal(o) && (o.kind === 'Keystone' || String(o.apiVersion).startsWith('openstack.k-orc.cloud/'));
   ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'keystone', 'k-orc']), {
     skip: real,
-    // The Keystone operator in REAL_OPENSTACK_NS: a real Keystone per CR, its status from it.
+    // The Keystone operator in REAL_OPENSTACK_NAMESPACES: a real Keystone per CR, its status from it.
     before: async (listed) => {
-      const inNs = listed.filter((o) => o.metadata?.namespace === REAL_OPENSTACK_NS);
+      const inNs = listed.filter(inReal);
       await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), inNs.filter((o) => o.kind === 'Secret'));
     },
   });

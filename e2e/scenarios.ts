@@ -208,8 +208,10 @@ async function forceRefresh(ctx: Ctx, namespace: string, name: string): Promise<
 
 // ------------------------------------------------------------------------------------------------
 const MANAGED_NS = 'openstack';
-/** The namespace where K-ORC and Keystone run for real (scenario 16). */
+/** The namespaces where K-ORC and Keystone run for real (scenarios 16-20). */
 export const REAL_OPENSTACK_NS = 'openstack-real';
+const REAL_OPENSTACK_DOWN_NS = 'openstack-real-down';
+export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS];
 let managed: Obj = {};
 let managedUid = '';
 const MANAGED_NAME = () => managed.metadata.name as string;
@@ -644,6 +646,25 @@ export function scenarios(shared: string): Scenario[] {
 // The real OpenStack side (issue 31): in REAL_OPENSTACK_NS the K-ORC controller manager and a real
 // Keystone (per Keystone CR) do what the stand-ins model elsewhere; the checks ask Keystone itself.
 const REAL_NAME = 'keystone';
+/**
+ * Access rules name a K-ORC Service object of the namespace (seed 000 projectAccessRules: `service`
+ * becomes the rule's serviceRef; K-ORC resolves it to that object's service type): the identity
+ * service, imported under the name `identity`. What K-ORC itself calls on Keystone is identity API;
+ * each rule on a path of its own (Metacontroller merges a list of objects with paths by path).
+ */
+const IDENTITY_RULES = [
+  ['GET', '/v3/**'],
+  ['POST', '/v3/services'],
+  ['POST', '/v3/endpoints'],
+  ['PATCH', '/v3/services/*'],
+  ['DELETE', '/v3/endpoints/*'],
+].map(([method, path]) => ({ service: 'identity', method: method!, path: path! }));
+const identityImport = (ns: string) => ({
+  apiVersion: GVK.Service.apiVersion,
+  kind: 'Service',
+  metadata: { name: 'identity', namespace: ns },
+  spec: { cloudCredentialsRef: { cloudName: 'admin', secretName: childNames(REAL_NAME).adminPasswordCloud }, managementPolicy: 'unmanaged', import: { filter: { type: 'identity' } } },
+});
 
 async function realKeystone(ctx: Ctx): Promise<KeystoneApi> {
   const ks = childNames(REAL_NAME).keystone;
@@ -717,6 +738,27 @@ function realOpenStackScenarios(shared: string): Scenario[] {
       },
     },
     {
+      id: 19,
+      title: 'real Keystone and K-ORC: CredentialRotation reMint: exactly one new credential, the previous one gone from Keystone, RotationComplete',
+      needs: [16],
+      async run(ctx) {
+        const startId: string = (await ctx.kube.get(ref()))!.status.adminApplicationCredential.id;
+        const example = parse(readFileSync(join(shared, 'examples', 'credentialrotation-remint.yaml'), 'utf8')) as Obj;
+        const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: ns, name: example.metadata?.name ?? 'rotate-admin' };
+        await ctx.kube.create({ apiVersion: crRef.apiVersion, kind: crRef.kind, metadata: { name: crRef.name, namespace: ns }, spec: example.spec });
+        const { id } = await newCredentialReachesKorc(ctx, ns, REAL_NAME, startId, 300_000);
+        await waitUntil('CredentialRotation RotationComplete=True', async () => condition(await ctx.kube.get(crRef), 'RotationComplete')?.status === 'True', 180_000, ctx);
+        await waitReady(ctx, ref(), 120_000, (o) => o.status?.adminApplicationCredential?.id === id);
+        const keystone = await realKeystone(ctx);
+        const ids = await waitUntil('the previous credential gone from Keystone', async () => {
+          const acs = (await keystone.applicationCredentials()).map((a) => a.id as string);
+          return acs.includes(startId) ? undefined : acs;
+        }, 120_000, ctx);
+        check(ids.length === 1 && ids[0] === id, `Keystone holds ${JSON.stringify(ids)}, expected only ${id}`);
+        console.log(`    Keystone: ${startId} revoked, ${id} the only credential`);
+      },
+    },
+    {
       id: 18,
       title: 'real Keystone and K-ORC: deletion removes the credential, the endpoint and the service from Keystone before the Keystone CR goes',
       needs: [16],
@@ -747,6 +789,43 @@ function realOpenStackScenarios(shared: string): Scenario[] {
         const left = [last!.acs.includes(ids.ac) && `application credential ${ids.ac}`, last!.services.includes(ids.service) && `service ${ids.service}`, last!.endpoints.includes(ids.endpoint) && `endpoint ${ids.endpoint}`].filter(Boolean);
         check(left.length === 0, `still in Keystone when its CR went: ${left.join(', ')}`);
         console.log(`    Keystone's last answer before its CR went: credential, service and endpoint gone (${last!.acs.length} credentials, ${last!.services.length} services left)`);
+      },
+    },
+    {
+      id: 20,
+      title: 'real Keystone and K-ORC: a credential with access rules (an identity import as serviceRef); deletion with Keystone stopped: K-ORC objects detached, parent released, the credential left in Keystone',
+      async run(ctx) {
+        const ns2 = REAL_OPENSTACK_DOWN_NS;
+        const names = childNames(REAL_NAME);
+        const example = parse(readFileSync(join(shared, 'examples', 'controlplane-full-managed.yaml'), 'utf8')) as Obj;
+        const spec = structuredClone(example.spec) as Obj;
+        spec.korc = { ...(spec.korc ?? {}), adminCredential: { ...(spec.korc?.adminCredential ?? {}), applicationCredential: { ...(spec.korc?.adminCredential?.applicationCredential ?? {}), restricted: true, accessRules: IDENTITY_RULES } } };
+        await ensureNamespace(ctx, ns2);
+        await ctx.kube.create(identityImport(ns2));
+        const created = await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns2 }, spec });
+        const cp = await waitReady(ctx, cpRef(ns2, REAL_NAME), 300_000, (o) => !!o.status?.adminApplicationCredential?.id);
+        const id: string = cp.status.adminApplicationCredential.id;
+        const url = ctx.keystones.urlOf(ns2, names.keystone);
+        const password = ctx.keystones.adminPasswordOf(ns2, names.keystone);
+        check(!!url && !!password, `Keystone ${ns2}/${names.keystone} does not serve`);
+        const acs = await new KeystoneApi(url!, password!).applicationCredentials();
+        check(acs.length === 1 && acs[0]!.id === id, `Keystone holds ${JSON.stringify(acs.map((a) => a.id))}, expected ${id}`);
+        const rules = ((acs[0]!.access_rules ?? []) as Obj[]).map((r) => `${r.service} ${r.method} ${r.path}`).sort();
+        const want = IDENTITY_RULES.map((r) => `${r.service} ${r.method} ${r.path}`).sort();
+        check(JSON.stringify(rules) === JSON.stringify(want), `access rules in Keystone: ${rules.join(', ')}; expected ${want.join(', ')}`);
+        console.log(`    Keystone: credential ${id} with ${rules.length} access rules (service identity via the K-ORC Service import named identity)`);
+        await ctx.keystones.down(ns2, names.keystone);
+        const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns2, name: names.keystone };
+        await waitUntil('Keystone reported not Ready', async () => condition(await ctx.kube.get(ksRef), 'Ready')?.status === 'False', 60_000, ctx);
+        await ctx.kube.delete(cpRef(ns2, REAL_NAME));
+        await ctx.kube.delete({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns2, name: 'identity' });
+        await waitUntil('ControlPlane released and every child gone', async () => !(await ctx.kube.get(cpRef(ns2, REAL_NAME))) && (await childrenOf(ctx, ns2, created.metadata.uid)).length === 0, 240_000, ctx);
+        const korcLeft = (await Promise.all(korcKinds.map((k) => ctx.kube.list(k.apiVersion, k.kind, ns2)))).flat();
+        check(korcLeft.length === 0, `K-ORC objects left: ${korcLeft.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+        // Nobody could revoke it: the detached credential is still in Keystone's database.
+        const onDisk = await ctx.keystones.credentialsOnDisk(ns2, names.keystone);
+        check(onDisk.some((c) => c.id === id), `credential ${id} not in Keystone's database (${JSON.stringify(onDisk.map((c) => c.id))})`);
+        console.log(`    released with Keystone stopped; credential ${id} left in Keystone (detached)`);
       },
     },
   ];
