@@ -3,6 +3,7 @@ import type { ControlPlaneSpec } from '../api/controlplane.js';
 import type { Infrastructure, SecretKeyRef } from './spec.js';
 import { childNames } from './names.js';
 import { sortedMap } from './children.js';
+import { cacheSpec, withoutUndefined } from './backing-spec.js';
 import { durationSeconds } from '../k8s/duration.js';
 
 export const KEYSTONE_IMAGE_REPOSITORY = 'ghcr.io/c5c3/keystone';
@@ -59,10 +60,6 @@ export function publicEndpoint(spec: ControlPlaneSpec): string | undefined {
   return undefined;
 }
 
-function withoutUndefined(obj: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
-}
-
 /** The image Keystone runs for this spec: services.keystone.image, else ghcr.io/c5c3/keystone:<openStackRelease>. */
 export function effectiveKeystoneImage(spec: ControlPlaneSpec): { repository: string; tag: string } {
   const image = spec.services.keystone.image;
@@ -94,17 +91,11 @@ export function keystoneSpec({ spec, infrastructure, adminPasswordRef, cp, rotat
       : { name: childNames(cp).dbCredentials, key: 'password' },
     tls: db.tls,
   });
-  const cacheSpec = withoutUndefined({
-    clusterRef: cache.clusterRef ? { name: cache.clusterRef.name ?? '' } : undefined,
-    servers: cache.servers,
-    backend: cache.backend,
-    replicas: cache.replicas,
-  });
   return withoutUndefined({
     replicas: keystone.replicas,
     image: effectiveKeystoneImage(spec),
     database,
-    cache: cacheSpec,
+    cache: cacheSpec(cache),
     bootstrap: withoutUndefined({
       adminPasswordSecretRef: { name: adminPasswordRef.name, key: adminPasswordRef.key },
       region: spec.region,

@@ -9,6 +9,7 @@ import type { Decision, Reason, SubConditionType } from '../conditions.js';
 import type { ControlPlaneRef } from '../ref.js';
 import type { Infrastructure } from '../spec.js';
 import { sortedMap } from '../children.js';
+import { cacheSpec, withoutUndefined } from '../backing-spec.js';
 import { keystoneInternalUrl, serviceChildNames, OPENSTACK_SERVICE_ACCOUNT, SERVICE_PASSWORD_KEY } from '../names.js';
 
 /** services.<svc> of the spec: the fields every service takes (api/controlplane.ts serviceFields). */
@@ -105,10 +106,6 @@ export function servicePolicyErrors(d: ServiceDescriptor, declared: DeclaredServ
   return errors;
 }
 
-function withoutUndefined(obj: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
-}
-
 /**
  * The part of a service CR spec every service shares (seed 002 §3.1 step 5): release, image,
  * database and cache from the shared infrastructure (managed: the service's own DB credential
@@ -132,18 +129,12 @@ export function commonServiceSpec(d: ServiceDescriptor, ctx: ServiceContext): Re
       : { name: names.dbCredentials, key: 'password' },
     tls,
   });
-  const cacheSpec = withoutUndefined({
-    clusterRef: cache.clusterRef ? { name: cache.clusterRef.name ?? '' } : undefined,
-    servers: cache.servers,
-    backend: cache.backend,
-    replicas: cache.replicas,
-  });
   return withoutUndefined({
     openStackRelease: ctx.release,
     image: serviceImage(d, ctx),
     deployment: declared.replicas !== undefined ? { replicas: declared.replicas } : undefined,
     database,
-    cache: cacheSpec,
+    cache: cacheSpec(cache),
     keystoneEndpoint: keystoneInternalUrl(ctx.cp.namespace, ctx.cp.name),
     region: ctx.spec.region,
     serviceUser: {
