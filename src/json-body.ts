@@ -41,12 +41,14 @@ class BodyTooDense extends Error {
  * What a body may cost once parsed. The in-flight budget bounds the bytes of the bodies handled at
  * once; what they take in memory depends on their shape: an empty object costs V8 about 64 bytes
  * of heap, so 8 MiB of `[{},{},…]` parses to 180 MiB (over the 128 MiB heap: a crash), while the
- * densest shape measured by test/memory.test.ts (`{"a":1}` objects, one per 8 characters) parses
- * to 6 times its text. A body opening more objects and arrays than one per 8 characters (and more
- * than `minContainers`, so no small body is ever refused) is answered 413 before it is parsed.
- * Real bodies are far below: a Kubernetes object opens about one per 30 characters.
+ * densest shapes measured by test/memory.test.ts parse to 6 (one-key objects) and 10 (short arrays)
+ * times their text at one per 8 characters: 4 such bodies in flight at once took the 128 MiB heap
+ * over its limit now and then (a crash in CI). A body opening more objects and arrays than one per
+ * 16 characters (and more than `minContainers`, so no small body is ever refused) is answered 413
+ * before it is parsed. Real bodies are far below: a Kubernetes object opens about one per 30
+ * characters.
  */
-export const BODY_DENSITY = { charsPerContainer: 8, minContainers: 65_536 } as const;
+export const BODY_DENSITY = { charsPerContainer: 16, minContainers: 65_536 } as const;
 
 /**
  * The body memo's bounds: parsed bodies of 1 Mi characters of text in all, a body of at most

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, type Obj } from './support/shared.js';
+import { BODY_DENSITY } from '../src/json-body.js';
 
 const MiB = 1024 * 1024;
 const deployment = parse(readFileSync(join(REPO_ROOT, 'manifests/deployment.yaml'), 'utf8')) as Obj;
@@ -32,11 +33,13 @@ function body(shape: 'objects' | 'tiny' | 'arrays', tag: number): string {
   const base: Obj = { controller: {}, parent, children: {}, related: {} };
   const room = bodyLimit - JSON.stringify(base).length - 2048;
   if (shape === 'arrays') {
-    // As dense as a body may be (one array per 8 characters, json-body.ts BODY_DENSITY): ten times its text.
-    base.children = { 'W.example.com/v1': { 'ns/w': { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: `w${tag}`, namespace: 'ns' }, s: Array.from({ length: Math.floor(room / 8) }, () => [0, 0, 0]) } } };
+    // As dense as a body may be (one array of zeros per BODY_DENSITY.charsPerContainer characters, its comma included).
+    const zeros = Array.from({ length: BODY_DENSITY.charsPerContainer / 2 - 1 }, () => 0);
+    base.children = { 'W.example.com/v1': { 'ns/w': { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: `w${tag}`, namespace: 'ns' }, s: Array.from({ length: Math.floor(room / BODY_DENSITY.charsPerContainer) }, () => zeros) } } };
   } else if (shape === 'tiny') {
-    // One child holding a million one-key objects (the largest expansion: ~25 bytes each).
-    base.children = { 'W.example.com/v1': { 'ns/w': { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: `w${tag}`, namespace: 'ns' }, s: Array.from({ length: Math.floor(room / 8) }, () => ({ a: 1 })) } } };
+    // One child holding as many small objects as the density bound lets in (one per charsPerContainer characters).
+    const key = `b${'x'.repeat(BODY_DENSITY.charsPerContainer - 14)}`;
+    base.children = { 'W.example.com/v1': { 'ns/w': { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: `w${tag}`, namespace: 'ns' }, s: Array.from({ length: Math.floor(room / BODY_DENSITY.charsPerContainer) }, () => ({ a: 1, [key]: 2 })) } } };
   } else {
     // Tens of thousands of small observed children, every one kept in the answer.
     const group: Obj = {};
@@ -118,7 +121,8 @@ const objectsArray = (chars: number) => `[${'{},'.repeat(Math.floor(chars / 3) -
 /** Adversarial shapes (issue 33), each with the answers it may get: never a 5xx, never a crash. */
 function adversarial(): { name: string; path: string; text: string; expect: number; check?: (body: string) => string | undefined }[] {
   const emptyChildren: Obj = {};
-  for (let i = 0; i < 91_000; i++) emptyChildren[`ns/c${i}`] = {};
+  // Named like real children (ns/name), so the body is no denser than BODY_DENSITY lets through and validation meets it.
+  for (let i = 0; i < 91_000; i++) emptyChildren[`ns/child-${String(i).padStart(6, '0')}`] = {};
   const infraMessage = (body: string) => (JSON.parse(body).status.conditions as Obj[]).find((c) => c.type === 'InfrastructureReady')?.message as string;
   const w = (s: unknown, annotations?: Obj) => ({ 'W.example.com/v1': { 'ns/w': { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: 'w', namespace: 'ns', annotations }, s } } });
   return [
