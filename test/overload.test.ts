@@ -36,11 +36,20 @@ t.test('a blocked event loop: 429 with Retry-After on hooks, 200 on probes, then
   const { app } = await testServer({ overload: { maxEventLoopDelayMs: 20, sampleIntervalMs: 25, retryAfterSeconds: 3 } });
   t.teardown(() => app.close());
   t.equal((await post(app, '/controlplane/customize', body())).status, 200, 'answered before');
-  const busyUntil = Date.now() + 300;
-  while (Date.now() < busyUntil) {
-    // a CPU-bound stall, as a burst of heavy requests causes
-  }
+  const stall = () => {
+    const busyUntil = Date.now() + 300;
+    while (Date.now() < busyUntil) {
+      // a CPU-bound stall, as a burst of heavy requests causes
+    }
+  };
   const overloaded = await until('a 429', async () => {
+    // Two stalls, each followed by one turn of the loop: whichever of the delay histogram's timer
+    // and the guard's sampling timer runs first after a stall, the guard's last reading covers one
+    // of them (a single stall read within one 25 ms interval was missed now and then under Node 24).
+    stall();
+    await sleep(1);
+    stall();
+    await sleep(1);
     const res = await post(app, '/controlplane/customize', body());
     if (res.status !== 429) return undefined;
     const health = await app.inject({ method: 'GET', url: '/healthz' });
