@@ -3,7 +3,7 @@ import type { ControlPlaneSpec } from '../api/controlplane.js';
 import type { Infrastructure, SecretKeyRef } from './spec.js';
 import { childNames } from './names.js';
 import { sortedMap } from './children.js';
-import { cacheSpec, withoutUndefined } from './backing-spec.js';
+import { cacheSpec, databaseSpec, withoutUndefined } from './backing-spec.js';
 import { durationSeconds } from '../k8s/duration.js';
 
 export const KEYSTONE_IMAGE_REPOSITORY = 'ghcr.io/c5c3/keystone';
@@ -81,16 +81,7 @@ export function keystoneSpec({ spec, infrastructure, adminPasswordRef, cp, rotat
   const keystone = spec.services.keystone;
   const db = infrastructure.database;
   const cache = infrastructure.cache;
-  const database = withoutUndefined({
-    clusterRef: db.clusterRef ? { name: db.clusterRef.name ?? '' } : undefined,
-    host: db.host,
-    port: db.port,
-    database: db.database,
-    secretRef: infrastructure.databaseSecretRef
-      ? withoutUndefined({ name: infrastructure.databaseSecretRef.name, key: infrastructure.databaseSecretRef.key })
-      : { name: childNames(cp).dbCredentials, key: 'password' },
-    tls: db.tls,
-  });
+  const database = databaseSpec(infrastructure, { database: db.database, secret: childNames(cp).dbCredentials, tls: db.tls });
   return withoutUndefined({
     replicas: keystone.replicas,
     image: effectiveKeystoneImage(spec),

@@ -9,7 +9,7 @@ import type { Decision, Reason, SubConditionType } from '../conditions.js';
 import type { ControlPlaneRef } from '../ref.js';
 import type { Infrastructure } from '../spec.js';
 import { sortedMap } from '../children.js';
-import { cacheSpec, withoutUndefined } from '../backing-spec.js';
+import { cacheSpec, databaseSpec, withoutUndefined } from '../backing-spec.js';
 import { keystoneInternalUrl, serviceChildNames, OPENSTACK_SERVICE_ACCOUNT, SERVICE_PASSWORD_KEY } from '../names.js';
 
 /** services.<svc> of the spec: the fields every service takes (api/controlplane.ts serviceFields). */
@@ -119,16 +119,7 @@ export function commonServiceSpec(d: ServiceDescriptor, ctx: ServiceContext): Re
   const tls = db.tls && db.tls.enabled
     ? withoutUndefined({ caBundleSecretRef: db.tls.caBundleSecretRef, clientCertSecretRef: db.tls.clientCertSecretRef, mode: db.tls.mode })
     : undefined;
-  const database = withoutUndefined({
-    clusterRef: db.clusterRef ? { name: db.clusterRef.name ?? '' } : undefined,
-    host: db.host,
-    port: db.port,
-    database: d.database,
-    secretRef: infra.databaseSecretRef
-      ? withoutUndefined({ name: infra.databaseSecretRef.name, key: infra.databaseSecretRef.key })
-      : { name: names.dbCredentials, key: 'password' },
-    tls,
-  });
+  const database = databaseSpec(infra, { database: d.database, secret: names.dbCredentials, tls });
   return withoutUndefined({
     openStackRelease: ctx.release,
     image: serviceImage(d, ctx),
