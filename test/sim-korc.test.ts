@@ -54,3 +54,29 @@ t.test('once the Service object of that name is Available, the credential is min
   t.equal(w.openstack.mints.length, 1, 'minted once');
   t.match(condition(ac(w), 'Available'), { status: 'True' });
 });
+
+// keystone-manage bootstrap makes the admin project and the reader, member, manager, admin and
+// service roles, but no `service` project (keystone 28.1.0, keystone/cmd/bootstrap.py; e2e scenario
+// 21 met it). An import waits for what is not there; a managed object adopts one of its name
+// (ListOSResourcesForAdoption) or creates it; `onDelete: detach` leaves it in Keystone.
+t.test('the service project: an import waits for it, a managed Project creates it, detach keeps it', async (t) => {
+  const w = world();
+  const project = (name: string, spec: Record<string, unknown>) =>
+    w.cluster.create({ apiVersion: KORC, kind: 'Project', metadata: { name, namespace: NS }, spec: { cloudCredentialsRef: CLOUD, ...spec } }, 'test');
+  const get = (name: string) => w.cluster.get({ apiVersion: KORC, kind: 'Project', namespace: NS, name })!;
+  project('imported', { managementPolicy: 'unmanaged', import: { filter: { name: 'service' } } });
+  project('managed', { managementPolicy: 'managed', managedOptions: { onDelete: 'detach' }, resource: { name: 'service' } });
+  project('admin', { managementPolicy: 'managed', managedOptions: { onDelete: 'detach' }, resource: { name: 'admin' } });
+  t.notOk(w.openstack.projects.has('service'), 'bootstrap made no service project');
+  korc(w);
+  t.match(condition(get('imported'), 'Progressing'), { status: 'True', message: 'Waiting for OpenStack resource to be created externally' });
+  t.match(condition(get('managed'), 'Available'), { status: 'True' });
+  t.equal(get('admin').status?.id, 'admin-project-id', 'the existing admin project is adopted, not created again');
+  t.ok(w.openstack.projects.has('service'), 'the managed Project created it');
+  korc(w);
+  t.match(condition(get('imported'), 'Available'), { status: 'True' }, 'the import finds it once it exists');
+  w.cluster.delete({ apiVersion: KORC, kind: 'Project', namespace: NS, name: 'managed' }, 'test');
+  korc(w);
+  t.notOk(w.cluster.get({ apiVersion: KORC, kind: 'Project', namespace: NS, name: 'managed' }), 'released');
+  t.ok(w.openstack.projects.has('service'), 'detached: the project stays in Keystone');
+});

@@ -85,6 +85,21 @@ t.test('Placement, Glance and a managed bus converge to Ready', async (t) => {
   t.same(again.response, world.response, 'a converged answer is a fixed point');
 });
 
+t.test('the shared service project and role are managed and detached: created or adopted, never deleted', async (t) => {
+  // keystone-manage bootstrap makes no `service` project (e2e scenario 21, real Keystone): an
+  // import of it would wait forever.
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, servicesCP(), undefined, undefined, undefined, [], 30);
+  const cp = 'controlplane-services';
+  const keep = { managementPolicy: 'managed', managedOptions: { onDelete: 'detach' }, cloudCredentialsRef: { cloudName: 'admin', secretName: 'k-orc-clouds-yaml' } };
+  const project = find(world.children, 'Project', `${cp}-project-service`)!;
+  const role = find(world.children, 'Role', `${cp}-role-service`)!;
+  t.match(project.spec, { ...keep, resource: { name: 'service', domainRef: `${cp}-domain-default`, enabled: true } });
+  t.match(role.spec, { ...keep, resource: { name: 'service' } });
+  t.notOk(project.spec.import ?? role.spec.import, 'nothing imported');
+});
+
 t.test('the service CR waits for the account; gates block creation, never existence', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());

@@ -50,7 +50,7 @@ export function serviceChildNames(cp: string, svc: string) {
   };
 }
 
-/** The unmanaged imports every service account hangs off (shared by all services of a ControlPlane). */
-export function serviceAccountImportNames(cp: string) {
+/** The project and role every service account hangs off (shared by all services of a ControlPlane). */
+export function sharedServiceAccountNames(cp: string) {
   return { project: `${cp}-project-service`, role: `${cp}-role-service` };
 }

@@ -53,11 +53,17 @@ export function keystoneInternalUrl(ns: string, cp: string): string {
   return `http://${childNames(cp).keystone}.${ns}.svc:5000/v3`;
 }
 
-import { childNames, rabbitmqName, serviceAccountImportNames, serviceChildNames } from '../api/child-names.js';
+import { childNames, rabbitmqName, sharedServiceAccountNames, serviceChildNames } from '../api/child-names.js';
 
-export { childNames, rabbitmqName, serviceAccountImportNames, serviceChildNames };
+export { childNames, rabbitmqName, sharedServiceAccountNames, serviceChildNames };
 
-/** The OpenStack project and role every service user is given (Keystone bootstrap creates them). */
+/**
+ * The OpenStack project and role every service user is given. `keystone-manage bootstrap` (what
+ * the Keystone operator runs) creates the `service` role but no `service` project (keystone 28.1.0,
+ * keystone/cmd/bootstrap.py; seen in the e2e suite's real Keystone), so neither is imported: both
+ * are managed K-ORC objects with `onDelete: detach` — created when missing, adopted when there
+ * (K-ORC's ListOSResourcesForAdoption matches by name), never deleted.
+ */
 export const OPENSTACK_SERVICE_ACCOUNT = { project: 'service', role: 'service' } as const;
 
 /** On the ControlPlane: `c5c3.io/allow-<svc>-deletion: "true"` lets a removed service's children go. */

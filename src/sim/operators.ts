@@ -23,6 +23,13 @@ export interface OpenStack {
   catalog: Map<string, string>;
   /** Managed (service) users K-ORC created, by OpenStack name: the password it set. */
   users: Map<string, string>;
+  /**
+   * Projects and roles by name: what `keystone-manage bootstrap` creates (keystone 28.1.0,
+   * keystone/cmd/bootstrap.py: the admin project; the reader, member, manager, admin and service
+   * roles — no `service` project), then what K-ORC created. An import of a name not here waits.
+   */
+  projects: Set<string>;
+  roles: Set<string>;
   /** The last id handed out, per id prefix. */
   counters: Map<string, number>;
 }
@@ -48,7 +55,7 @@ export function newWorld(cluster: Cluster): World {
   return {
     cluster,
     openbao: new Map(),
-    openstack: { adminPassword: undefined, applicationCredentials: new Map(), mints: [], revoked: [], catalog: new Map(), users: new Map(), counters: new Map() },
+    openstack: { adminPassword: undefined, applicationCredentials: new Map(), mints: [], revoked: [], catalog: new Map(), users: new Map(), projects: new Set(['admin']), roles: new Set(['reader', 'member', 'manager', 'admin', 'service']), counters: new Map() },
     down: new Set(),
     notes: [],
     keystoneImagesNeverReady: new Set(),
@@ -340,6 +347,13 @@ function createInOpenStack(w: World, o: Obj): { id?: string; wait?: string } {
     const service = w.cluster.get({ apiVersion: KORC_GROUP, kind: 'Service', namespace: ns, name: o.spec.resource.serviceRef });
     if (!service?.status?.id) return { wait: `waiting for Service ${o.spec.resource.serviceRef}` };
   }
+  if (o.kind === 'Project' || o.kind === 'Role') {
+    // Adopted when one of that name exists (ListOSResourcesForAdoption), created otherwise.
+    const name = o.spec.resource?.name ?? o.metadata.name;
+    const named = o.kind === 'Project' ? os.projects : os.roles;
+    if (named.has(name)) return { id: `${name}-${o.kind.toLowerCase()}-id` };
+    named.add(name);
+  }
   const id = nextId(os, o.kind.toLowerCase());
   os.catalog.set(id, `${o.kind} ${o.metadata.name}`);
   return { id };
@@ -355,6 +369,8 @@ function deleteInOpenStack(w: World, o: Obj): void {
     }
   } else {
     if (o.kind === 'User' && o.spec.resource?.name) w.openstack.users.delete(o.spec.resource.name);
+    if (o.kind === 'Project') w.openstack.projects.delete(o.spec.resource?.name ?? o.metadata.name);
+    if (o.kind === 'Role') w.openstack.roles.delete(o.spec.resource?.name ?? o.metadata.name);
     w.openstack.catalog.delete(id);
   }
 }
@@ -382,6 +398,11 @@ function korc(w: World): void {
     }
     if (!managed) {
       const imported = o.spec.import?.filter?.name ?? 'x';
+      const named = o.kind === 'Project' ? w.openstack.projects : o.kind === 'Role' ? w.openstack.roles : undefined;
+      if (named && !named.has(imported)) {
+        orcStatus(w, current, false, 'Progressing', 'Waiting for OpenStack resource to be created externally');
+        continue;
+      }
       const id = o.kind === 'Domain' ? 'default' : o.kind === 'Project' || o.kind === 'Role' ? `${imported}-${o.kind.toLowerCase()}-id` : `${imported}-user-id`;
       orcStatus(w, current, true, 'Success', 'OpenStack resource is available', id);
       continue;

@@ -2,7 +2,7 @@
 // a pure function of the request, the clock and the random source like every stage. Declared:
 // the DB credential ExternalSecret, the service user's password Secret and its PushSecret to
 // OpenBao (eso-round-trip.ts, as the admin credential), the K-ORC account (managed User, the
-// shared `service` project/role imports, a RoleAssignment), the catalog Service and its public
+// shared `service` project and role, a RoleAssignment), the catalog Service and its public
 // and internal Endpoints; then the service CR, created only once Keystone is Ready and the
 // account exists, kept from then on. Not declared: True/<Svc>NotManaged, nothing emitted; the
 // children of a service removed from the spec are kept until the ControlPlane carries
@@ -25,7 +25,7 @@ import {
   SERVICE_PASSWORD_KEY,
   allowDeletionAnnotation,
   childNames,
-  serviceAccountImportNames,
+  sharedServiceAccountNames,
   serviceChildNames,
   serviceRemoteKeys,
 } from '../names.js';
@@ -104,21 +104,19 @@ function notDeclared(d: ServiceDescriptor, input: StageInput): StageResult {
   };
 }
 
-/** The first declared service in descriptor order emits the shared imports (one owner per child). */
-function sharedImports(cp: ControlPlaneRef, credentials: { cloudName: string; secretName: string }): KubeObject[] {
+/**
+ * The `service` project and role, emitted by the first declared service in descriptor order (one
+ * owner per child): managed, so K-ORC creates them when Keystone lacks them (its bootstrap makes
+ * no `service` project) and adopts them when it has them; detached on delete, so removing them
+ * never deletes what other users of that Keystone may hold.
+ */
+function sharedAccount(cp: ControlPlaneRef, credentials: { cloudName: string; secretName: string }): KubeObject[] {
   const names = childNames(cp.name);
-  const shared = serviceAccountImportNames(cp.name);
+  const shared = sharedServiceAccountNames(cp.name);
+  const keep = { cloudCredentialsRef: credentials, managementPolicy: 'managed', managedOptions: { onDelete: 'detach' } };
   return [
-    child(GVK.Project, cp, shared.project, {
-      spec: {
-        cloudCredentialsRef: credentials,
-        managementPolicy: 'unmanaged',
-        import: { filter: { name: OPENSTACK_SERVICE_ACCOUNT.project, domainRef: names.domain } },
-      },
-    }),
-    child(GVK.Role, cp, shared.role, {
-      spec: { cloudCredentialsRef: credentials, managementPolicy: 'unmanaged', import: { filter: { name: OPENSTACK_SERVICE_ACCOUNT.role } } },
-    }),
+    child(GVK.Project, cp, shared.project, { spec: { ...keep, resource: { name: OPENSTACK_SERVICE_ACCOUNT.project, domainRef: names.domain, enabled: true } } }),
+    child(GVK.Role, cp, shared.role, { spec: { ...keep, resource: { name: OPENSTACK_SERVICE_ACCOUNT.role } } }),
   ];
 }
 
@@ -130,7 +128,7 @@ interface Account {
 
 function account(d: ServiceDescriptor, cp: ControlPlaneRef, declared: DeclaredService, korc: KorcSettings): Account {
   const n = serviceChildNames(cp.name, d.name);
-  const shared = serviceAccountImportNames(cp.name);
+  const shared = sharedServiceAccountNames(cp.name);
   const cloudCredentialsRef = { cloudName: korc.cloudName, secretName: korc.secretName };
   const managed = { cloudCredentialsRef, managementPolicy: 'managed' };
   const endpoint = (name: string, iface: 'public' | 'internal', url: string) =>
@@ -171,7 +169,7 @@ function pushSecret(cp: ControlPlaneRef, d: ServiceDescriptor, annotations: Reco
   );
 }
 
-/** Whether this service is the first declared one (it emits the shared imports). */
+/** Whether this service is the first declared one (it emits the shared project and role). */
 function firstDeclared(d: ServiceDescriptor, input: StageInput, order: readonly ServiceDescriptor[]): boolean {
   return order.find((s) => input.spec.services[s.name] !== undefined)?.name === d.name;
 }
@@ -215,14 +213,14 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
       const backup = pushSecret(cp, d, pushTrigger(observedPassword, observedPush));
 
       const acct = account(d, cp, declared, korc.value);
-      const imports = firstDeclared(d, input, order) ? sharedImports(cp, { cloudName: korc.value.cloudName, secretName: korc.value.secretName }) : [];
+      const sharedObjects = firstDeclared(d, input, order) ? sharedAccount(cp, { cloudName: korc.value.cloudName, secretName: korc.value.secretName }) : [];
       const release = input.rollout?.servicesRelease ?? input.spec.openStackRelease;
       const ctx: ServiceContext = { cp, spec: input.spec, declared, infrastructure: infrastructure.value, names: n, release };
       const cr = child(d.kind, cp, n.cr, { spec: d.crSpec(ctx) });
       const parts = d.parts?.(ctx) ?? [];
 
-      const shared = serviceAccountImportNames(cp.name);
-      const importObjects = [input.children.get(GVK.Project, cp.namespace, shared.project), input.children.get(GVK.Role, cp.namespace, shared.role)].filter(
+      const shared = sharedServiceAccountNames(cp.name);
+      const sharedObserved = [input.children.get(GVK.Project, cp.namespace, shared.project), input.children.get(GVK.Role, cp.namespace, shared.role)].filter(
         (o): o is KubeObject => o !== undefined,
       );
       const carriesSpec = (o: KubeObject) => {
@@ -230,7 +228,7 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
         return live !== undefined && carries(live, o, ['spec']);
       };
       const accountObjects = [acct.user, acct.roleAssignment];
-      const failedAccount = [...accountObjects.map(observed), ...importObjects].find((o) => terminalError(o));
+      const failedAccount = [...accountObjects.map(observed), ...sharedObserved].find((o) => terminalError(o));
       const accountReady = accountObjects.every((o) => isAvailableUpToDate(observed(o)) && carriesSpec(o));
       const dbReady = dbCredentials === undefined || isReady(observed(dbCredentials));
 
@@ -241,7 +239,7 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
         ...(dbCredentials ? [dbCredentials] : []),
         passwordSecret,
         backup,
-        ...imports,
+        ...sharedObjects,
         ...accountObjects,
         ...acct.catalog,
         ...(createCr ? [cr, ...parts] : []),
