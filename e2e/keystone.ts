@@ -48,6 +48,8 @@ export const keystoneHost = (ns: string, name: string) => `${name}.${ns}.svc`;
 
 export class Keystones {
   private readonly instances = new Map<string, Instance>();
+  /** Service-user passwords checked against Keystone (serviceUsers). */
+  private readonly checked = new Map<string, { password: string; ok: boolean; at: number }>();
   private proxy: Server | undefined;
   proxyUrl = '';
 
@@ -111,6 +113,36 @@ export class Keystones {
     const db = join(this.dir, `${ns}-${name}`, 'keystone.db');
     const { stdout } = await run('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps([{"id": r[0], "name": r[1]} for r in c.execute("select id, name from application_credential")]))', db]);
     return JSON.parse(stdout) as { id: string; name: string }[];
+  }
+
+  /**
+   * What the stand-in service operators (Placement, Glance) need of Keystone in these namespaces:
+   * for each service CR whose namespace has a serving Keystone, whether its service user
+   * authenticates there with the password its Secret holds, scoped to its project. Returns
+   * username → password for those Keystone accepts. A pair once accepted is not asked again, a
+   * refused one at most every 5 s (each password check costs Keystone a hash).
+   */
+  async serviceUsers(services: Obj[], secrets: Obj[]): Promise<Map<string, string>> {
+    const accepted = new Map<string, string>();
+    for (const o of services) {
+      const ns: string = o.metadata.namespace;
+      const user = o.spec?.serviceUser ?? {};
+      const instance = [...this.instances.values()].find((i) => i.ns === ns && i.proc && !i.down);
+      const secret = secrets.find((x) => x.metadata.namespace === ns && x.metadata.name === user.secretRef?.name);
+      const value = secret?.data?.[user.secretRef?.key ?? 'password'];
+      if (!instance || !user.username || value === undefined) continue;
+      const password = Buffer.from(value, 'base64').toString('utf8');
+      const key = `${ns}/${instance.name}/${user.username}/${user.projectName ?? 'service'}`;
+      const seen = this.checked.get(key);
+      let ok = seen?.password === password && seen.ok;
+      if (!ok && !(seen?.password === password && Date.now() - seen.at < 5000)) {
+        ok = await new KeystoneApi(`http://127.0.0.1:${instance.port}/v3`, instance.password).acceptsPassword(user.username, password, user.projectName ?? 'service').catch(() => false);
+        this.checked.set(key, { password, ok, at: Date.now() });
+        this.note(`service user ${user.username} in ${ns}/${instance.name}: ${ok ? 'authenticates' : 'refused'}`);
+      }
+      if (ok) accepted.set(user.username, password);
+    }
+    return accepted;
   }
 
   /** A scenario's outage: the instance stops answering (and is not restarted) until `up`. */
@@ -307,6 +339,35 @@ export class KeystoneApi {
 
   async services(): Promise<Obj[]> {
     return (await this.get('/services')).services as Obj[];
+  }
+
+  async users(): Promise<Obj[]> {
+    return (await this.get('/users')).users as Obj[];
+  }
+
+  async projects(): Promise<Obj[]> {
+    return (await this.get('/projects')).projects as Obj[];
+  }
+
+  /** `role@project` for each of the user's role assignments, by name. */
+  async roleAssignmentsOf(userId: string): Promise<string[]> {
+    const all = (await this.get(`/role_assignments?user.id=${encodeURIComponent(userId)}&include_names=true`)).role_assignments as Obj[];
+    return all.map((a) => `${a.role?.name}@${a.scope?.project?.name ?? 'system'}`);
+  }
+
+  /** Authenticates as a user of domain Default with a password, scoped to a project: whether Keystone accepts it. */
+  async acceptsPassword(user: string, password: string, project: string): Promise<boolean> {
+    const res = await fetch(`${this.url}/auth/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth: {
+          identity: { methods: ['password'], password: { user: { name: user, domain: { id: 'default' }, password } } },
+          scope: { project: { name: project, domain: { id: 'default' } } },
+        },
+      }),
+    });
+    return res.status === 201;
   }
 
   async endpoints(): Promise<Obj[]> {

@@ -143,18 +143,23 @@ try {
   );
   await h.startKorc(REAL_OPENSTACK_NAMESPACES, await keystones.startProxy());
   console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}, Keystone ${keystoneVersion} per Keystone CR) after ${elapsed()}`);
-  // Stand-ins for the operators that do not run for real: MariaDB, Memcached, the Keystone
-  // operator and K-ORC outside REAL_OPENSTACK_NAMESPACES.
+  // Stand-ins for the operators that do not run for real: MariaDB, Memcached, RabbitMQ, the
+  // Placement and Glance operators, the Keystone operator and K-ORC outside REAL_OPENSTACK_NAMESPACES.
   const inReal = (o: Obj) => REAL_OPENSTACK_NAMESPACES.includes(o.metadata?.namespace);
-  const real = (o: Obj) => inReal(o) && (o.kind === 'Keystone' || String(o.apiVersion).startsWith('openstack.k-orc.cloud/'));
-  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'keystone', 'k-orc']), {
+  const real = (o: Obj) => inReal(o) && String(o.apiVersion).startsWith('openstack.k-orc.cloud/');
+  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'keystone', 'k-orc', 'rabbitmq', 'placement', 'glance']), {
     skip: real,
     // The Keystone operator in REAL_OPENSTACK_NAMESPACES: a real Keystone per CR, its status from it.
-    before: async (listed) => {
+    // The stand-in service operators there see the service users the real Keystone accepts.
+    before: async (listed, world) => {
       const inNs = listed.filter(inReal);
-      await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), inNs.filter((o) => o.kind === 'Secret'));
+      const secrets = inNs.filter((o) => o.kind === 'Secret');
+      await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), secrets);
+      const users = await keystones!.serviceUsers(inNs.filter((o) => o.kind === 'Placement' || o.kind === 'Glance'), secrets);
+      for (const [name, password] of users) world.openstack.users.set(name, password);
     },
   });
+  for (const ns of REAL_OPENSTACK_NAMESPACES) ops.world.realKeystoneNamespaces.add(ns);
   ops.start();
   rec = new Recorder(kube);
   await rec.watch([...CONTROLPLANE_CHILD_KINDS, GVK.ControlPlane, GVK.CredentialRotation, GVK.SecretAggregate]);

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
 import type { Obj } from '../src/sim/cluster.js';
 import { GVK, CONTROLPLANE_CHILD_KINDS } from '../src/k8s/kinds.js';
-import { childNames, remoteKeys } from '../src/controlplane/names.js';
+import { SERVICE_PASSWORD_KEY, childNames, remoteKeys, serviceChildNames, serviceRemoteKeys } from '../src/controlplane/names.js';
 import { effectiveAdminPasswordRef, isManagedDatabase } from '../src/controlplane/spec.js';
 import type { Harness } from './harness.js';
 import type { Kube, Ref } from './kube.js';
@@ -211,7 +211,8 @@ const MANAGED_NS = 'openstack';
 /** The namespaces where K-ORC and Keystone run for real (scenarios 16-20). */
 export const REAL_OPENSTACK_NS = 'openstack-real';
 const REAL_OPENSTACK_DOWN_NS = 'openstack-real-down';
-export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS];
+const REAL_SERVICES_NS = 'openstack-real-services';
+export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS];
 let managed: Obj = {};
 let managedUid = '';
 const MANAGED_NAME = () => managed.metadata.name as string;
@@ -641,6 +642,7 @@ export function scenarios(shared: string): Scenario[] {
     },
     ...upgradeScenarios(),
     ...realOpenStackScenarios(shared),
+    ...realServicesScenarios(),
   ];
 }
 
@@ -857,8 +859,7 @@ const UPGRADE = {
 };
 
 /** Patches the release and waits for `until`; the phases are every updatePhase the watch saw. */
-async function rollout(ctx: Ctx, release: string, until: (cp: Obj) => boolean, timeoutMs: number): Promise<{ cp: Obj; phases: string[] }> {
-  const ref = cpRef(UPGRADE.metadata.namespace, UPGRADE.metadata.name);
+async function rollout(ctx: Ctx, ref: Ref, release: string, until: (cp: Obj) => boolean, timeoutMs: number): Promise<{ cp: Obj; phases: string[] }> {
   const mark = Date.now();
   const seen = () => {
     const all = ctx.rec.since(mark, (e) => e.kind === 'ControlPlane' && e.namespace === ref.namespace && e.name === ref.name && e.updatePhase !== undefined).map((e) => e.updatePhase!);
@@ -905,7 +906,7 @@ function upgradeScenarios(): Scenario[] {
         check((await keystoneImage(ctx)) === 'ghcr.io/c5c3/keystone:2025.1', 'Keystone does not run 2025.1 after the install');
         const startMints = mints(ctx);
         const mark = Date.now();
-        const { cp, phases } = await rollout(ctx, '2025.2', (o) => o.status?.updatePhase === 'Idle' && o.status?.lastUpdate?.result === 'Complete' && condition(o, 'Ready')?.status === 'True', 180_000);
+        const { cp, phases } = await rollout(ctx, cpRef(ns, UPGRADE.metadata.name), '2025.2', (o) => o.status?.updatePhase === 'Idle' && o.status?.lastUpdate?.result === 'Complete' && condition(o, 'Ready')?.status === 'True', 180_000);
         console.log(`    phases: ${phases.join(' → ')}`);
         const want = ['Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'Idle'];
         check(JSON.stringify(phases) === JSON.stringify(want), `phases ${phases.join(' → ')}, not ${want.join(' → ')}`);
@@ -926,7 +927,7 @@ function upgradeScenarios(): Scenario[] {
         const startMints = mints(ctx);
         const mark = Date.now();
         try {
-          const { cp, phases } = await rollout(ctx, '2026.1', (o) => o.status?.updatePhase === 'Idle' && condition(o, 'Ready')?.reason === 'RolledBack' && condition(o, 'KeystoneReady')?.status === 'True', 240_000);
+          const { cp, phases } = await rollout(ctx, cpRef(ns, UPGRADE.metadata.name), '2026.1', (o) => o.status?.updatePhase === 'Idle' && condition(o, 'Ready')?.reason === 'RolledBack' && condition(o, 'KeystoneReady')?.status === 'True', 240_000);
           console.log(`    phases: ${phases.join(' → ')}; Ready: ${condition(cp, 'Ready')?.message}`);
           for (const p of ['UpdatingKeystone', 'RollingBack']) check(phases.includes(p), `never ${p}: ${phases.join(' → ')}`);
           check(!phases.includes('Complete'), 'reported Complete');
@@ -948,3 +949,141 @@ function upgradeScenarios(): Scenario[] {
 }
 
 const sortKeys = (o: Obj | undefined) => o && Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+
+// ------------------------------------------------------------------------------------------------
+// Services beside Keystone against the real Keystone and K-ORC (issue 32): Placement, Glance with
+// one S3 backend and a managed bus (stand-in operators for those three and the infrastructure; the
+// service users, role assignments and catalog rows are K-ORC's, in Keystone's database).
+const SERVICES_SPEC: Obj = {
+  openStackRelease: '2025.2',
+  region: 'RegionOne',
+  infrastructure: {
+    database: { clusterRef: { name: 'openstack-db' }, database: 'keystone' },
+    cache: { clusterRef: { name: 'openstack-memcached' }, backend: 'dogpile.cache.pymemcache', replicas: 1 },
+    messaging: { replicas: 1 },
+  },
+  services: {
+    keystone: { replicas: 1 },
+    placement: { replicas: 1 },
+    glance: {
+      replicas: 1,
+      backends: [{ name: 's3', type: 'S3', isDefault: true, s3: { bucket: 'glance-images', endpoint: 'https://s3.example.com', region: 'eu-1', credentialsSecretRef: { name: 'glance-s3-credentials' } } }],
+    },
+  },
+  korc: { adminCredential: { cloudCredentialsRef: { cloudName: 'admin', secretName: 'k-orc-clouds-yaml' } } },
+};
+const SERVICES = [
+  { name: 'placement', type: 'placement', kind: 'Placement' },
+  { name: 'glance', type: 'image', kind: 'Glance' },
+] as const;
+
+interface ServicesInKeystone {
+  users: string[];
+  services: string[];
+  endpoints: string[];
+}
+
+/** The services' users, catalog services and endpoints Keystone holds (ids). */
+async function servicesIn(keystone: KeystoneApi): Promise<ServicesInKeystone> {
+  const names = new Set<string>(SERVICES.map((s) => s.name));
+  const types = new Set<string>(SERVICES.map((s) => s.type));
+  const services = (await keystone.services()).filter((s) => types.has(s.type));
+  const ids = new Set(services.map((s) => s.id as string));
+  return {
+    users: (await keystone.users()).filter((u) => names.has(u.name)).map((u) => u.id as string),
+    services: [...ids],
+    endpoints: (await keystone.endpoints()).filter((e) => ids.has(e.service_id)).map((e) => e.id as string),
+  };
+}
+
+function realServicesScenarios(): Scenario[] {
+  const ns = REAL_SERVICES_NS;
+  const ref = cpRef(ns, REAL_NAME);
+  const names = childNames(REAL_NAME);
+  const keystoneOf = (ctx: Ctx) => {
+    const url = ctx.keystones.urlOf(ns, names.keystone);
+    const password = ctx.keystones.adminPasswordOf(ns, names.keystone);
+    if (!url || !password) throw new AssertionError(`Keystone ${ns}/${names.keystone} does not serve`);
+    return new KeystoneApi(url, password);
+  };
+  return [
+    {
+      id: 21,
+      title: 'real Keystone and K-ORC: Placement, Glance (one S3 backend) and a managed bus converge; service users, roles and catalog rows in Keystone; release upgrade through UpdatingServices; deletion removes them from Keystone',
+      async run(ctx) {
+        await ensureNamespace(ctx, ns);
+        for (const s of SERVICES) await ctx.bao.put(serviceRemoteKeys(ns, REAL_NAME, s.name).db, { username: s.name, password: secretValue() });
+        await userSecret(ctx, ns, 'glance-s3-credentials', { accessKey: 'e2e', secretKey: secretValue() });
+        await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns }, spec: structuredClone(SERVICES_SPEC) });
+        const cp = await waitReady(ctx, ref, 420_000, (o) => condition(o, 'ServicesReady')?.status === 'True');
+        check(JSON.stringify(cp.status.services?.map((s: Obj) => `${s.name}:${s.ready}:${s.release}`)) === JSON.stringify(['keystone:true:2025.2', 'placement:true:2025.2', 'glance:true:2025.2']), `status.services ${JSON.stringify(cp.status.services)}`);
+        const keystone = keystoneOf(ctx);
+        const users = await keystone.users();
+        const catalog = await keystone.services();
+        const endpoints = await keystone.endpoints();
+        check((await keystone.projects()).some((p) => p.name === 'service'), 'Keystone has no service project');
+        const lines: string[] = [];
+        for (const s of SERVICES) {
+          const n = serviceChildNames(REAL_NAME, s.name);
+          const user = users.find((u) => u.name === s.name);
+          check(!!user, `Keystone has no user ${s.name}`);
+          const roles = await keystone.roleAssignmentsOf(user!.id);
+          check(roles.includes('service@service'), `${s.name}'s role assignments in Keystone: ${roles.join(', ')}`);
+          const pw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: n.password }))?.data?.[SERVICE_PASSWORD_KEY];
+          check(!!pw && (await keystone.acceptsPassword(s.name, unb64(pw), 'service')), `Keystone does not accept ${s.name}'s password from Secret ${n.password}`);
+          const svcObj = await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: n.service });
+          const row = catalog.find((c) => c.id === svcObj?.status?.id);
+          check(row?.type === s.type && row?.name === s.name, `Keystone's catalog service ${svcObj?.status?.id}: ${JSON.stringify(row)}`);
+          const want: string[] = [];
+          for (const e of [n.publicEndpoint, n.internalEndpoint]) {
+            const obj = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: e });
+            want.push(`${obj?.spec?.resource?.interface} ${obj?.spec?.resource?.url}`);
+          }
+          const got = endpoints.filter((e) => e.service_id === row!.id).map((e) => `${e.interface} ${e.url}`).sort();
+          check(JSON.stringify(got) === JSON.stringify(want.sort()), `${s.type} endpoints in Keystone: ${got.join(', ')}; expected ${want.join(', ')}`);
+          lines.push(`user ${s.name} (service@service, password accepted), ${s.type} ${got.join(' + ')}`);
+        }
+        console.log(`    Keystone: ${lines.join('; ')}`);
+
+        // Day 2: the release moves Keystone first, then the services.
+        const startMints = mints(ctx);
+        const mark = Date.now();
+        const { phases } = await rollout(ctx, ref, '2026.1', (o) => o.status?.updatePhase === 'Idle' && o.status?.lastUpdate?.result === 'Complete' && condition(o, 'Ready')?.status === 'True', 420_000);
+        console.log(`    phases: ${phases.join(' → ')}`);
+        for (const p of ['UpdatingKeystone', 'UpdatingServices', 'Complete']) check(phases.includes(p), `never ${p}: ${phases.join(' → ')}`);
+        check(phases.indexOf('UpdatingKeystone') < phases.indexOf('UpdatingServices'), `services before Keystone: ${phases.join(' → ')}`);
+        for (const s of SERVICES) {
+          const o = await ctx.kube.get({ apiVersion: GVK[s.kind].apiVersion, kind: s.kind, namespace: ns, name: serviceChildNames(REAL_NAME, s.name).cr });
+          check(o?.spec?.image?.tag === '2026.1' && o?.spec?.openStackRelease === '2026.1', `${s.kind} at ${o?.spec?.image?.tag}/${o?.spec?.openStackRelease}`);
+        }
+        check(mints(ctx) === startMints, 'a mint during the upgrade');
+        const gone = ctx.rec.since(mark, (e) => e.namespace === ns && e.terminating && e.kind !== 'ControlPlane');
+        check(gone.length === 0, `deleted during the upgrade: ${[...new Set(gone.map((e) => `${e.kind}/${e.name}`))].join(', ')}`);
+        const after = await servicesIn(keystone);
+        check(after.users.length === 2 && after.services.length === 2 && after.endpoints.length === 4, `in Keystone after the upgrade: ${JSON.stringify(after)}`);
+
+        // Deletion: the services' users, catalog rows and endpoints leave Keystone before its CR goes.
+        const uid = cp.metadata.uid as string;
+        await ctx.kube.delete(ref);
+        let last: ServicesInKeystone | undefined;
+        let projects: string[] = [];
+        const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
+        await waitUntil('the ControlPlane and every child gone', async () => {
+          if (await ctx.kube.get(ksRef)) {
+            try {
+              last = await servicesIn(keystone);
+              projects = (await keystone.projects()).map((p) => p.name as string);
+            } catch {
+              // Keystone stopping with its CR.
+            }
+            return undefined;
+          }
+          return !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0;
+        }, 420_000, ctx, 250);
+        check(!!last, 'Keystone never answered during the teardown');
+        check(last!.users.length + last!.services.length + last!.endpoints.length === 0, `still in Keystone when its CR went: ${JSON.stringify(last)}`);
+        console.log(`    Keystone's last answer before its CR went: no service user, catalog service or endpoint of Placement or Glance; the service project ${projects.includes('service') ? 'kept (detached)' : 'gone'}`);
+      },
+    },
+  ];
+}
