@@ -471,41 +471,44 @@ export function scenarios(shared: string): Scenario[] {
     },
     {
       id: 9,
-      title: 'deletion with Keystone unreachable: detach, parent released, nothing stuck',
+      title: 'deletion with Keystone unreachable: held at FinalizingORC, nothing detached, released or revoked; finished with every credential revoked once Keystone answers',
       needs: [7],
       async run(ctx) {
         const ns = BROWNFIELD.metadata.namespace;
         const name = BROWNFIELD.metadata.name;
         const cp = (await ctx.kube.get(cpRef(ns, name)))!;
-        const live = liveCredentialsOf(ctx, name).length;
+        const live = liveCredentialsOf(ctx, name).map(([id]) => id);
         const mark = Date.now();
-        ctx.ops.world.down.add(`Keystone/${childNames(name).keystone}`);
-        await waitUntil('Keystone reported not Ready', async () => condition(await ctx.kube.get({ apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: childNames(name).keystone }), 'Ready')?.status === 'False', 30_000, ctx);
-        await ctx.kube.delete(cpRef(ns, name));
+        const keystone = `Keystone/${childNames(name).keystone}`;
+        ctx.ops.world.down.add(keystone);
         try {
-          await waitUntil('ControlPlane released and every child gone', async () => !(await ctx.kube.get(cpRef(ns, name))) && (await childrenOf(ctx, ns, cp.metadata.uid)).length === 0, 180_000, ctx);
+          await waitUntil('Keystone reported not Ready', async () => condition(await ctx.kube.get({ apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: childNames(name).keystone }), 'Ready')?.status === 'False', 30_000, ctx);
+          await ctx.kube.delete(cpRef(ns, name));
+          // The stand-in K-ORC, like the real one (scenario 20), releases nothing without Keystone.
+          let held: Obj | undefined;
+          await waitUntil('the teardown held at FinalizingORC, naming Keystone', async () => {
+            held = await ctx.kube.get(cpRef(ns, name));
+            return /is not Ready, and K-ORC releases none of its objects/.test(condition(held, 'KORCReady')?.message ?? '');
+          }, 60_000, ctx);
+          await ctx.ops.settle();
+          await ctx.ops.settle();
+          const kept = (await childrenOf(ctx, ns, cp.metadata.uid)).map((c) => `${c.kind}/${c.metadata.name}`);
+          check(!!(await ctx.kube.get(cpRef(ns, name))), 'the ControlPlane was released while Keystone was unreachable');
+          check(kept.includes(`ApplicationCredential/${childNames(name).adminAppCredential}`) && kept.includes(keystone), `children gone while Keystone was unreachable: ${kept.join(', ')}`);
+          check(liveCredentialsOf(ctx, name).length === live.length, 'a credential was revoked although Keystone was unreachable');
+          const detached = ctx.rec.since(mark, (e) => e.namespace === ns && e.detach);
+          check(detached.length === 0, `detached although detaching frees nothing without Keystone: ${[...new Set(detached.map((e) => `${e.kind}/${e.name}`))].join(', ')}`);
+          console.log(`    Keystone down: held at FinalizingORC, ${kept.length} children kept, nothing detached or revoked`);
         } finally {
           // The outage switch is by Kind/name (the sim's model): clear it for later scenarios.
-          ctx.ops.world.down.delete(`Keystone/${childNames(name).keystone}`);
+          ctx.ops.world.down.delete(keystone);
         }
-        // Every managed K-ORC object carried onDelete: detach before its deletion began.
-        const korcEvents = ctx.rec.since(mark, (e) => e.namespace === ns && korcKinds.some((k) => k.kind === e.kind));
-        const managedKinds = ['ApplicationCredential', 'Service', 'Endpoint'];
-        const notDetached = managedKinds.flatMap((kind) => {
-          const evs = korcEvents.filter((e) => e.kind === kind);
-          const firstTerminating = evs.find((e) => e.terminating);
-          const detachedBefore = evs.some((e) => e.detach && !e.terminating && (!firstTerminating || e.rv < firstTerminating.rv));
-          return firstTerminating && !detachedBefore ? [kind] : [];
-        });
-        const detached = korcEvents.filter((e) => e.detach && !e.terminating && e.type === 'MODIFIED');
-        const korcStuck = (await Promise.all(korcKinds.map((k) => ctx.kube.list(k.apiVersion, k.kind, ns)))).flat();
-        check(korcStuck.length === 0, `K-ORC objects left: ${korcStuck.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
-        check(notDetached.length === 0, `deleted without managedOptions.onDelete: detach in place first: ${notDetached.join(', ')}`);
-        check(detached.length > 0, 'Metacontroller never applied managedOptions.onDelete: detach');
-        // Detached credentials stay in Keystone (nobody could revoke them): none was revoked here.
-        check(liveCredentialsOf(ctx, name).length === live, 'a credential was revoked although Keystone was unreachable');
-        const events = ctx.rec.since(mark, (e) => e.namespace === ns && e.type === 'DELETED');
-        console.log(`    ${events.length} objects deleted; ${detached.length} detach update(s) applied`);
+        await waitUntil('ControlPlane released and every child gone once Keystone answers', async () => !(await ctx.kube.get(cpRef(ns, name))) && (await childrenOf(ctx, ns, cp.metadata.uid)).length === 0, 180_000, ctx);
+        const korcLeft = (await Promise.all(korcKinds.map((k) => ctx.kube.list(k.apiVersion, k.kind, ns)))).flat();
+        check(korcLeft.length === 0, `K-ORC objects left: ${korcLeft.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+        const revoked = live.filter((id) => ctx.ops.world.openstack.revoked.includes(id));
+        check(revoked.length === live.length, `not revoked: ${live.filter((id) => !revoked.includes(id)).join(', ')}`);
+        console.log(`    Keystone back: teardown finished, ${revoked.length} credential(s) revoked`);
       },
     },
     {
@@ -798,7 +801,7 @@ function realOpenStackScenarios(shared: string): Scenario[] {
     },
     {
       id: 20,
-      title: 'real Keystone and K-ORC: a credential with access rules (an identity import as serviceRef); deletion with Keystone stopped: held at FinalizingORC, nothing lost; finished once Keystone answers again',
+      title: 'real Keystone and K-ORC: a credential with access rules (an identity import as serviceRef); deletion with Keystone stopped: held at FinalizingORC, nothing lost; finished, the credential revoked, once Keystone answers again',
       async run(ctx) {
         const ns2 = REAL_OPENSTACK_DOWN_NS;
         const names = childNames(REAL_NAME);
@@ -842,7 +845,50 @@ function realOpenStackScenarios(shared: string): Scenario[] {
         const korcLeft = (await Promise.all(korcKinds.map((k) => ctx.kube.list(k.apiVersion, k.kind, ns2)))).flat();
         check(korcLeft.length === 0, `K-ORC objects left: ${korcLeft.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
         const onDisk = await ctx.keystones.credentialsOnDisk(ns2, names.keystone);
-        console.log(`    Keystone back: teardown finished; credential ${id} ${onDisk.some((c) => c.id === id) ? 'left in Keystone (detached)' : 'revoked'}`);
+        check(!onDisk.some((c) => c.id === id), `credential ${id} left in Keystone: nothing may be detached while Keystone is down`);
+        console.log(`    Keystone back: teardown finished; credential ${id} revoked`);
+      },
+    },
+    {
+      id: 22,
+      title: 'real Keystone and K-ORC: deletion of a credential with identity access rules and a live Keystone finishes: credential revoked, endpoint gone, the identity service detached (Keystone refuses such a credential without it)',
+      needs: [18],
+      async run(ctx) {
+        const names = childNames(REAL_NAME);
+        const example = parse(readFileSync(join(shared, 'examples', 'controlplane-full-managed.yaml'), 'utf8')) as Obj;
+        const spec = structuredClone(example.spec) as Obj;
+        spec.korc = { ...(spec.korc ?? {}), adminCredential: { ...(spec.korc?.adminCredential ?? {}), applicationCredential: { ...(spec.korc?.adminCredential?.applicationCredential ?? {}), restricted: true, accessRules: IDENTITY_RULES } } };
+        await ctx.kube.create(identityImport(ns));
+        const created = await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns }, spec });
+        const cp = await waitReady(ctx, ref(), 300_000, (o) => !!o.status?.adminApplicationCredential?.id);
+        const keystone = await realKeystone(ctx);
+        const ids = {
+          ac: cp.status.adminApplicationCredential.id as string,
+          service: (await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: names.identityService }))?.status?.id as string,
+          endpoint: (await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: names.identityEndpoint }))?.status?.id as string,
+        };
+        check((await keystone.applicationCredentials()).some((a) => a.id === ids.ac && (a.access_rules ?? []).length === IDENTITY_RULES.length), `Keystone has no credential ${ids.ac} with ${IDENTITY_RULES.length} access rules`);
+        await ctx.kube.delete(ref());
+        // The import authenticates with the password cloud, which K-ORC keeps (its finalizer on the
+        // Secret) while the import lives: it goes with the ControlPlane, while Keystone answers.
+        await ctx.kube.delete({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: 'identity' });
+        let last: { acs: string[]; services: string[]; endpoints: string[] } | undefined;
+        const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
+        await waitUntil('the ControlPlane released and every child gone (not held at FinalizingORC)', async () => {
+          if (await ctx.kube.get(ksRef)) {
+            try {
+              last = { acs: (await keystone.applicationCredentials()).map((a) => a.id), services: (await keystone.services()).map((s) => s.id), endpoints: (await keystone.endpoints()).map((e) => e.id) };
+            } catch {
+              // Keystone stopping with its CR.
+            }
+            return undefined;
+          }
+          return !(await ctx.kube.get(ref())) && (await childrenOf(ctx, ns, created.metadata.uid)).length === 0;
+        }, 300_000, ctx, 250);
+        check(!!last, 'Keystone never answered during the teardown');
+        check(!last!.acs.includes(ids.ac) && !last!.endpoints.includes(ids.endpoint), `still in Keystone when its CR went: ${JSON.stringify(last)}`);
+        check(last!.services.includes(ids.service), `the identity service ${ids.service} was deleted from Keystone, not detached`);
+        console.log(`    Keystone's last answer before its CR went: credential ${ids.ac} revoked, endpoint gone, identity service ${ids.service} kept (detached)`);
       },
     },
   ];

@@ -72,38 +72,79 @@ t.test('ordered teardown: Endpoint and Service, then the AC, then the imports, t
   t.notOk(syncWhileDeleting.finalized, 'the sync hook never returns finalized');
 });
 
-t.test('a dead Keystone: every managed K-ORC object is detached before it is deleted', async (t) => {
+t.test('a credential restricted by access rules: the identity catalog Service is detached before it is deleted, the rest as usual', async (t) => {
+  // Keystone refuses such a credential once its catalog has no identity service, and K-ORC reads
+  // the Service back with it after deleting it (e2e scenario 22): the teardown would hold for good.
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, managedCP());
+  const parent = deleting(world);
+  const rules = [{ serviceRef: 'identity', method: 'GET', path: '/v3/users' }];
+  const observed = world.children.map((c) =>
+    c.kind === 'ApplicationCredential' ? { ...c, spec: { ...c.spec, resource: { ...c.spec.resource, accessRules: rules } } } : c,
+  );
+  const first = await finalize(app, parent, observed);
+  checkAnswer(t, observed, first, 'first call');
+  const service = find(first.children, 'Service');
+  t.ok(service, 'the identity Service is kept in this answer');
+  t.equal(service?.spec.managedOptions?.onDelete, 'detach', 'and detached');
+  t.notOk(find(first.children, 'Endpoint'), 'the Endpoint is deleted as usual');
+  t.equal(find(first.children, 'ApplicationCredential')?.spec.managedOptions?.onDelete, undefined, 'the credential is not detached: it is revoked');
+  t.match(conditionOf(first.status, 'KORCReady'), { reason: 'FinalizingORC', message: /detaching Service\/\S+ first \(Keystone's own identity entry stays/ });
+  const next = apply(parent, observed, first);
+  const second = await finalize(app, parent, next);
+  t.notOk(find(second.children, 'Service'), 'once detached, it is deleted (K-ORC leaves the entry in Keystone)');
+  const without = await finalize(app, parent, world.children);
+  t.notOk(find(without.children, 'Service'), 'without access rules the identity Service is deleted at once');
+});
+
+t.test('a dead Keystone: nothing detached (K-ORC releases nothing without Keystone), deletion waits and says why', async (t) => {
+  // The real K-ORC authenticates and reads each object's resource before it looks at onDelete
+  // (e2e scenario 20): a detach would free nothing while Keystone is down and would leave the
+  // credential valid once it answers again.
   const { app } = await testServer();
   t.teardown(() => app.close());
   const world = await converge(app, managedCP());
   const parent = deleting(world);
   const deadKeystone = world.children.map((c) => (c.kind === 'Keystone' ? { ...c, status: { conditions: [readyCondition(false)] } } : c));
   const res = await finalize(app, parent, deadKeystone);
-  checkAnswer(t, deadKeystone, res, 'detach');
+  checkAnswer(t, deadKeystone, res, 'dead Keystone');
   t.equal(res.finalized, false);
+  t.notOk(res.children.some((c) => c.spec?.managedOptions?.onDelete === 'detach'), 'nothing detached');
+  t.same(ORC.filter((k) => find(deadKeystone, k) && !find(res.children, k)).sort(), ['Endpoint', 'Service'], 'the first group is deleted as usual (K-ORC holds it until Keystone answers)');
+  t.ok(find(res.children, 'ApplicationCredential'), 'the credential waits for its group');
+  t.match(conditionOf(res.status, 'KORCReady'), {
+    reason: 'FinalizingORC',
+    message: /Keystone controlplane-keystone-keystone is not Ready, and K-ORC releases none of its objects until it can reach Keystone .* 5 minutes after the deletion the ControlPlane is released anyway/,
+  });
+  const gone = await finalize(app, parent, world.children.filter((c) => c.kind !== 'Keystone'));
+  t.notOk(gone.children.some((c) => c.spec?.managedOptions?.onDelete === 'detach'), 'Keystone absent: nothing detached either');
+  t.match(conditionOf(gone.status, 'KORCReady'), { message: /Keystone controlplane-keystone-keystone is gone, and K-ORC releases none/ });
+});
+
+t.test('a K-ORC object in a terminal error: every managed K-ORC object is detached before it is deleted', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, managedCP());
+  const parent = deleting(world);
+  const terminal = world.children.map((c) => (c.kind === 'Service' ? { ...c, status: orcStatus(c.metadata.generation, { available: false, reason: 'UnrecoverableError', message: 'gone' }) } : c));
+  const res = await finalize(app, parent, terminal);
+  checkAnswer(t, terminal, res, 'detach');
+  t.match(conditionOf(res.status, 'KORCReady'), { message: /Service\/controlplane-keystone-identity-service reports UnrecoverableError: gone, so revocation cannot succeed; detaching/ });
   for (const kind of ['ApplicationCredential', 'Service', 'Endpoint']) {
     t.equal(find(res.children, kind)?.spec.managedOptions?.onDelete, 'detach', `${kind} returned with onDelete: detach`);
   }
   for (const kind of ['User', 'Domain']) t.notOk(find(res.children, kind)!.spec.managedOptions, `${kind}: unmanaged, nothing to detach`);
-  t.match(conditionOf(res.status, 'KORCReady'), { reason: 'FinalizingORC', message: /Keystone controlplane-keystone-keystone is not Ready, so revocation cannot succeed; detaching/ });
   t.test('the detached Endpoint validates against the upstream K-ORC CRD', conformance, async (t) => {
     const admit = admission(upstreamSchema('openstack.k-orc.cloud/endpoints.yaml', 'v1alpha1'));
     t.same(admit(find(res.children, 'Endpoint')!).errors, [], 'the detached Endpoint validates');
   });
-
   // Once the detach is observed, deletion goes on group by group.
-  const observed = applyResponse(res.children, parent, (c, g) => healthy(c, g), deadKeystone);
+  const observed = applyResponse(res.children, parent, (c, g) => healthy(c, g), terminal);
   const next = await finalize(app, parent, observed);
   t.notOk(find(next.children, 'Endpoint'), 'detached: now deleted');
   t.notOk(find(next.children, 'Service'));
   t.equal(find(next.children, 'ApplicationCredential')!.spec.managedOptions.onDelete, 'detach', 'later groups stay detached');
-
-  const gone = await finalize(app, parent, world.children.filter((c) => c.kind !== 'Keystone'));
-  t.equal(find(gone.children, 'Endpoint')?.spec.managedOptions?.onDelete, 'detach', 'Keystone absent: detach too');
-  const terminal = world.children.map((c) => (c.kind === 'Service' ? { ...c, status: orcStatus(c.metadata.generation, { available: false, reason: 'UnrecoverableError', message: 'gone' }) } : c));
-  const t1 = await finalize(app, parent, terminal);
-  t.match(conditionOf(t1.status, 'KORCReady'), { message: /Service\/controlplane-keystone-identity-service reports UnrecoverableError: gone/ });
-  t.equal(find(t1.children, 'Service')!.spec.managedOptions.onDelete, 'detach', 'a terminal K-ORC error: detach');
 });
 
 t.test('stalled teardown: released after 5 minutes from the ControlPlane deletion, loudly', async (t) => {

@@ -207,12 +207,12 @@ t.test('finalize: service accounts and catalog while Keystone lives, then the se
   const kindsOf = (list: string[]) => [...new Set(list.map((id) => id.split('/')[0]))].sort();
   t.same(order.map(kindsOf), [
     ['Endpoint', 'RoleAssignment', 'Service'],
-    ['User'],
+    ['Project', 'Role', 'User'],
     ['ApplicationCredential'],
-    ['Domain', 'Project', 'Role', 'User'],
+    ['Domain', 'User'],
     ['Glance', 'GlanceBackend', 'Placement'],
   ]);
-  t.ok(order[1]!.every((id) => id.includes('-user-placement') || id.includes('-user-glance')), 'the managed service users before the admin AC');
+  t.ok(order[1]!.filter((id) => id.startsWith('User/')).every((id) => id.includes('-user-placement') || id.includes('-user-glance')), 'the managed service users, project and role before the admin AC');
 });
 
 t.test('a release rollout moves the services at UpdatingServices and waits for them to be Ready', async (t) => {
@@ -286,18 +286,28 @@ t.test('a Glance backend removed from the spec is released; the others are kept'
   t.same(ids(world.children).filter((id) => !ids(res.children).includes(id)), ['GlanceBackend/controlplane-services-glance-archive']);
 });
 
-t.test('finalize with a dead Keystone detaches the service accounts and catalog entries too', async (t) => {
+t.test('finalize: the service accounts and the detached service project and role go before the admin credential', async (t) => {
+  // They authenticate with the admin credential; with a dead Keystone nothing is detached (K-ORC
+  // releases nothing without it).
   const { app } = await testServer();
   t.teardown(() => app.close());
   const world = await converge(app, servicesCP(), undefined, undefined, undefined, [], 30);
   const parent = { ...world.parent, metadata: { ...world.parent.metadata, deletionTimestamp: '2026-11-21T12:00:00Z' } };
-  const children = world.children.filter((c) => c.kind !== 'Keystone');
-  const body = (await post(app, '/controlplane/finalize', syncRequest(parent, children, world.related, true))).json as Obj;
-  const detached = (body.children as Obj[]).filter((c) => c.spec?.managedOptions?.onDelete === 'detach').map((c) => `${c.kind}/${c.metadata.name}`).sort();
-  for (const id of ['User/controlplane-services-user-placement', 'RoleAssignment/controlplane-services-placement-role-assignment', 'Endpoint/controlplane-services-glance-endpoint-public', 'Service/controlplane-services-placement-service']) {
-    t.ok(detached.includes(id), `${id} detached`);
-  }
-  t.equal(body.finalized, false);
+  const answer = async (children: Obj[]) => (await post(app, '/controlplane/finalize', syncRequest(parent, children, world.related, true))).json as Obj;
+  const dead = await answer(world.children.filter((c) => c.kind !== 'Keystone'));
+  t.notOk((dead.children as Obj[]).some((c) => c.spec?.managedOptions?.onDelete === 'detach' && !['Project', 'Role'].includes(c.kind)), 'a dead Keystone: nothing detached');
+  t.equal(dead.finalized, false);
+  // Group 0 gone: the next answer leaves out the managed Users, Project and Role, and keeps the AC.
+  const group0 = new Set(['Endpoint', 'Service', 'RoleAssignment']);
+  const next = await answer(world.children.filter((c) => !group0.has(c.kind)));
+  const left = ids(world.children.filter((c) => !group0.has(c.kind))).filter((id) => !ids(next.children as Obj[]).includes(id));
+  t.same(left.sort(), [
+    'Project/controlplane-services-project-service',
+    'Role/controlplane-services-role-service',
+    'User/controlplane-services-user-glance',
+    'User/controlplane-services-user-placement',
+  ]);
+  t.ok(find(next.children as Obj[], 'ApplicationCredential', 'controlplane-services-admin-app-credential'), 'the admin credential waits for them');
 });
 
 t.test('children the API server keeps refusing: the service reports its kind\'s error reason', async (t) => {

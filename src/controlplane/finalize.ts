@@ -22,14 +22,15 @@ import { SERVICES } from './services/index.js';
 
 /**
  * Deletion order: the catalog entries and the services' role assignments first (their deletion
- * authenticates with the admin application credential), then the services' managed users, then the
+ * authenticates with the admin application credential), then the services' managed users and the
+ * shared service project and role (the same credential; the latter two detached), then the
  * credential (it authenticates with the password cloud), then the unmanaged imports (removing them
- * touches nothing in OpenStack). A managed User (a service account) is in group 1, an unmanaged one
- * (the admin import) in group 3.
+ * touches nothing in OpenStack). A managed User, Project or Role is in group 1, an unmanaged one
+ * (an import) in group 3.
  */
 export const TEARDOWN_GROUPS: readonly (readonly KindInfo[])[] = [
   [GVK.Endpoint, GVK.Service, GVK.RoleAssignment],
-  [GVK.User],
+  [GVK.User, GVK.Project, GVK.Role],
   [GVK.ApplicationCredential],
   [GVK.User, GVK.Domain, GVK.Project, GVK.Role],
 ];
@@ -40,7 +41,9 @@ export const SERVICE_CR_KINDS: readonly KindInfo[] = [...new Set(SERVICES.flatMa
 const sameKind = (k: KindInfo, obj: KubeObject) => k.apiVersion === obj.apiVersion && k.kind === obj.kind;
 const isOrcKind = (obj: KubeObject) => TEARDOWN_GROUPS.some((g) => g.some((k) => sameKind(k, obj)));
 const groupOf = (obj: KubeObject) => {
-  if (sameKind(GVK.User, obj)) return isManaged(obj) ? 1 : 3;
+  // Managed Users, Projects and Roles (a service account's) authenticate with the admin
+  // credential, so they go before it; the unmanaged imports after it.
+  if (sameKind(GVK.User, obj) || sameKind(GVK.Project, obj) || sameKind(GVK.Role, obj)) return isManaged(obj) ? 1 : 3;
   return TEARDOWN_GROUPS.findIndex((g) => g.some((k) => sameKind(k, obj)));
 };
 const isServiceCr = (obj: KubeObject) => SERVICE_CR_KINDS.some((k) => sameKind(k, obj));
@@ -64,16 +67,46 @@ const isManaged = (o: KubeObject) => (at(o, 'spec', 'managementPolicy') ?? 'mana
 const isDetached = (o: KubeObject) => at(o, 'spec', 'managedOptions', 'onDelete') === 'detach';
 
 /**
- * Why K-ORC cannot revoke, if it cannot: its deletions would retry forever against a dead
- * Keystone, and a Terminating object can no longer be patched through Metacontroller (it never
- * updates a child with a deletionTimestamp), so the detach must be in place before deletion.
+ * Why K-ORC cannot revoke, if it cannot: a K-ORC object in a terminal error is never retried, so
+ * its deletion would wait forever; detached, K-ORC releases it without deleting. A Terminating
+ * object can no longer be patched through Metacontroller (it never updates a child with a
+ * deletionTimestamp), so the detach must be in place before deletion.
  */
-function revocationBlocked(cp: ControlPlaneRef, children: ObjectIndex, orc: KubeObject[]): string | undefined {
-  const keystone = children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone);
-  if (!keystone) return `Keystone ${childNames(cp.name).keystone} is gone`;
-  if (!isReady(keystone)) return `Keystone ${childNames(cp.name).keystone} is not Ready`;
+function revocationBlocked(orc: KubeObject[]): string | undefined {
   const failed = orc.find((o) => terminalError(o));
   return failed ? `${label(failed)} reports ${terminalError(failed)}` : undefined;
+}
+
+/**
+ * Why K-ORC cannot reach Keystone, if the Keystone child says so. Detaching would not help: K-ORC
+ * authenticates before it deletes anything and reads each object's resource by its status id
+ * before it looks at managementPolicy or onDelete (scope/provider.go NewProviderClient,
+ * generic/reconciler/resource_actions.go DeleteResource, c22784ca), so no K-ORC object is released
+ * without Keystone, detached or not; and a detach would leave the credential valid once Keystone
+ * answers again. So the teardown waits, and K-ORC revokes when it can (§4.2, §4.3).
+ */
+function keystoneUnreachable(cp: ControlPlaneRef, children: ObjectIndex): string | undefined {
+  const keystone = children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone);
+  if (!keystone) return `Keystone ${childNames(cp.name).keystone} is gone`;
+  return isReady(keystone) ? undefined : `Keystone ${childNames(cp.name).keystone} is not Ready`;
+}
+
+/**
+ * The identity catalog Service, when it must be detached rather than deleted: an admin
+ * credential restricted by access rules is refused by Keystone once the catalog has no identity
+ * service ("… not a valid service type in the catalog"), and K-ORC reads the Service back with
+ * that credential after deleting it, so deleting it would hold the teardown for good (found with
+ * the real Keystone, e2e scenario 22). The entry is Keystone's own (its bootstrap made it; our
+ * Service adopted it), and the Keystone CR goes right after.
+ */
+function identityServiceToKeep(cp: ControlPlaneRef, children: ObjectIndex): KubeObject | undefined {
+  const service = children.get(GVK.Service, cp.namespace, childNames(cp.name).identityService);
+  if (!service || !isManaged(service) || isDetached(service) || isTerminating(service)) return undefined;
+  const ruled = children.ofKind(GVK.ApplicationCredential).some((ac) => {
+    const rules = at(ac, 'spec', 'resource', 'accessRules');
+    return Array.isArray(rules) && rules.length > 0;
+  });
+  return ruled ? service : undefined;
 }
 
 export function finalizeControlPlane(request: ControlPlaneHookRequest, context: FinalizeContext): CompositeHookResponse {
@@ -117,19 +150,26 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
   }
 
   const current = Math.min(...orc.map(groupOf));
-  const blocked = revocationBlocked(cp, children, orc);
-  // Every K-ORC object is detached at once (docs/architecture.md §4.2); deletion still goes group by group:
-  // the current group is released once nothing of it still needs its detach.
-  const toDetach = blocked === undefined ? [] : orc.filter((o) => isManaged(o) && !isDetached(o) && !isTerminating(o));
+  const blocked = revocationBlocked(orc);
+  const unreachable = keystoneUnreachable(cp, children);
+  // After a terminal K-ORC error every managed K-ORC object is detached at once (docs/architecture.md
+  // §4.2); deletion still goes group by group: the current group is released once nothing of it
+  // still needs its detach.
+  const keepIdentity = blocked === undefined ? identityServiceToKeep(cp, children) : undefined;
+  const toDetach = blocked !== undefined ? orc.filter((o) => isManaged(o) && !isDetached(o) && !isTerminating(o)) : keepIdentity ? [keepIdentity] : [];
   const released = new Set(orc.filter((o) => groupOf(o) === current && !toDetach.includes(o)).map(identity));
   const out = keepObserved(toDetach.map(detached), children, released);
   assertKeepsObserved(out, children, released);
   const detaching = toDetach.map(label);
 
   const waitingFor = orc.filter((o) => groupOf(o) === current).map(label);
-  const message = detaching.length > 0
+  const message = blocked !== undefined && detaching.length > 0
     ? `Deleting K-ORC objects: ${blocked}, so revocation cannot succeed; detaching ${detaching.join(', ')} first`
-    : `Deleting K-ORC objects before the rest of the ControlPlane: waiting for ${waitingFor.join(', ')}`;
+    : keepIdentity
+      ? `Deleting K-ORC objects before the rest of the ControlPlane: detaching ${label(keepIdentity)} first (Keystone's own identity entry stays: without it Keystone refuses the credential restricted by access rules that K-ORC deletes with); waiting for ${waitingFor.join(', ')}`
+      : unreachable
+        ? `Deleting K-ORC objects before the rest of the ControlPlane: waiting for ${waitingFor.join(', ')}; ${unreachable}, and K-ORC releases none of its objects until it can reach Keystone (it reads each one's resource first, whatever its onDelete), so they are deleted and revoked once Keystone answers; ${TIMEOUT_SECONDS.orcTeardownStall / 60} minutes after the deletion the ControlPlane is released anyway and what is left needs its openstack.k-orc.cloud finalizer removed by hand`
+        : `Deleting K-ORC objects before the rest of the ControlPlane: waiting for ${waitingFor.join(', ')}`;
   return {
     status: status(korc('False', REASON.FinalizingORC, message)),
     children: out,

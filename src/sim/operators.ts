@@ -387,13 +387,17 @@ function korc(w: World): void {
     const managed = o.spec.managementPolicy !== 'unmanaged';
     const authError = authenticate(w, o);
     if (o.metadata.deletionTimestamp) {
-      if (!managed || o.spec.managedOptions?.onDelete === 'detach') {
-        w.cluster.removeFinalizer(refOf(o), FINALIZER, 'k-orc');
-      } else if (authError === undefined) {
-        deleteInOpenStack(w, o);
+      // K-ORC authenticates before it deletes anything and reads the resource by its status id
+      // before it looks at managementPolicy or onDelete (scope/provider.go NewProviderClient,
+      // generic/reconciler/resource_actions.go DeleteResource, c22784ca): without Keystone no
+      // object is released, detached or imported alike.
+      if (authError !== undefined) {
+        orcStatus(w, o, false, 'TransientError', `cannot delete: ${authError}`);
+      } else if (!managed || o.spec.managedOptions?.onDelete === 'detach') {
         w.cluster.removeFinalizer(refOf(o), FINALIZER, 'k-orc');
       } else {
-        orcStatus(w, o, false, 'TransientError', `cannot delete: ${authError}`);
+        deleteInOpenStack(w, o);
+        w.cluster.removeFinalizer(refOf(o), FINALIZER, 'k-orc');
       }
       continue;
     }
