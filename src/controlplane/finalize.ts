@@ -92,12 +92,13 @@ function keystoneUnreachable(cp: ControlPlaneRef, children: ObjectIndex): string
 }
 
 /**
- * The identity catalog Service, when it must be detached rather than deleted: an admin
- * credential restricted by access rules is refused by Keystone once the catalog has no identity
- * service ("… not a valid service type in the catalog"), and K-ORC reads the Service back with
- * that credential after deleting it, so deleting it would hold the teardown for good (found with
- * the real Keystone, e2e scenario 22). The entry is Keystone's own (its bootstrap made it; our
- * Service adopted it), and the Keystone CR goes right after.
+ * The identity catalog Service, when it must be detached rather than deleted: K-ORC deletes it
+ * with the admin credential, and a credential restricted by access rules cannot see that through.
+ * Rules without `DELETE /v3/services/*` get 401 for the deletion; with it, Keystone refuses the
+ * credential as soon as the catalog has no identity service ("… not a valid service type in the
+ * catalog"), and K-ORC reads the Service back with it. Either way the teardown held for good (found
+ * with the real Keystone; e2e scenario 22 hangs without this). The entry is Keystone's own (its
+ * bootstrap made it; our Service adopted it), and the Keystone CR goes right after.
  */
 function identityServiceToKeep(cp: ControlPlaneRef, children: ObjectIndex): KubeObject | undefined {
   const service = children.get(GVK.Service, cp.namespace, childNames(cp.name).identityService);
@@ -166,7 +167,7 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
   const message = blocked !== undefined && detaching.length > 0
     ? `Deleting K-ORC objects: ${blocked}, so revocation cannot succeed; detaching ${detaching.join(', ')} first`
     : keepIdentity
-      ? `Deleting K-ORC objects before the rest of the ControlPlane: detaching ${label(keepIdentity)} first (Keystone's own identity entry stays: without it Keystone refuses the credential restricted by access rules that K-ORC deletes with); waiting for ${waitingFor.join(', ')}`
+      ? `Deleting K-ORC objects before the rest of the ControlPlane: detaching ${label(keepIdentity)} first (Keystone's own identity entry stays: K-ORC could not delete it with a credential restricted by access rules); waiting for ${waitingFor.join(', ')}`
       : unreachable
         ? `Deleting K-ORC objects before the rest of the ControlPlane: waiting for ${waitingFor.join(', ')}; ${unreachable}, and K-ORC releases none of its objects until it can reach Keystone (it reads each one's resource first, whatever its onDelete), so they are deleted and revoked once Keystone answers; ${TIMEOUT_SECONDS.orcTeardownStall / 60} minutes after the deletion the ControlPlane is released anyway and what is left needs its openstack.k-orc.cloud finalizer removed by hand`
         : `Deleting K-ORC objects before the rest of the ControlPlane: waiting for ${waitingFor.join(', ')}`;
