@@ -383,14 +383,14 @@ export class Harness {
 
   /** Waits until `check` holds, failing early when `component` died. */
   async waitForComponent(what: string, component: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-    const proc = this.procs.find((p) => p.name === component);
+    const proc = this.procs.filter((p) => p.name === component).at(-1);
     if (!proc) throw new Error(`no component ${component}`);
     await this.waitFor(what, proc, check, timeoutMs);
   }
 
   /** The hooks service: the landed build, on 127.0.0.1, capturing every call. */
-  async startService(): Promise<void> {
-    this.servicePort = await freePort();
+  async startService(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
+    this.servicePort ||= await freePort();
     const svc = this.start('service', process.execPath, [join(this.paths.repo, 'dist', 'main.js')], {
       PORT: String(this.servicePort),
       HOST: '127.0.0.1',
@@ -398,8 +398,26 @@ export class Harness {
       CAPTURE_DIR: this.captureDir,
       // The public placeholder key of hooks/, so a capture replays under the unit tests' sanitiser.
       CAPTURE_KEY: HOOKS_KEY,
+      ...extraEnv,
     });
     await this.waitFor('service /readyz', svc, async () => (await fetch(`http://127.0.0.1:${this.servicePort}/readyz`)).ok, 30_000);
+  }
+
+  /**
+   * Stops the hooks service and starts it again on the same port (the controllers' webhooks keep
+   * their URL) with `extraEnv`: a scenario moves the hooks' clock with the replay setting CLOCK.
+   */
+  async restartService(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
+    const old = this.procs.find((p) => p.name === 'service' && p.exited === undefined);
+    if (old) {
+      old.expected = true;
+      old.child.kill('SIGTERM');
+      const until = Date.now() + 15_000;
+      while (old.exited === undefined && Date.now() < until) await sleep(100);
+      if (old.exited === undefined) old.child.kill('SIGKILL');
+      while (old.exited === undefined) await sleep(50);
+    }
+    await this.startService(extraEnv);
   }
 
   async startMetacontroller(): Promise<void> {

@@ -19,6 +19,8 @@ export interface Event {
   detach: boolean;
   /** A ControlPlane's status.updatePhase (release rollouts); every status write is an event. */
   updatePhase?: string;
+  /** A K-ORC object's status.id: its resource in OpenStack. */
+  orcId?: string;
   at: number;
 }
 
@@ -50,6 +52,7 @@ export class Recorder {
               generation: o.metadata?.generation,
               detach: o.spec?.managedOptions?.onDelete === 'detach',
               ...(typeof o.status?.updatePhase === 'string' ? { updatePhase: o.status.updatePhase } : {}),
+              ...(typeof o.status?.id === 'string' ? { orcId: o.status.id } : {}),
               at: Date.now(),
             });
           },

@@ -160,6 +160,42 @@ const childLabel = (l: Obj) => {
   return c ? `${c.kind ?? '?'}/${c.name ?? c.metadata?.name ?? '?'}` : '?';
 };
 
+/**
+ * The takeover runbook (README "Taking over from the reference operator") on a converged
+ * ControlPlane: Metacontroller's CompositeController removed (the children stay) and every trace
+ * of it and of this service's bookkeeping removed from the objects — what the Go operator leaves
+ * behind (controller owner reference, no controller-uid label, finalizer c5c3.io/orc-teardown on
+ * the parent) —, then the cutover: the children labelled for Metacontroller's selector, the Go
+ * operator's finalizer dropped, the CompositeController installed again. Returns the children's
+ * uids before the cutover and the marks it began at.
+ */
+async function cutover(ctx: Ctx, ns: string, name: string, uid: string): Promise<{ before: Map<string, string>; mark: number; mcMark: number }> {
+  const ccRef: Ref = { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', name: 'c5c3-controlplane' };
+  await ctx.kube.delete(ccRef);
+  await waitUntil('CompositeController c5c3-controlplane gone', async () => !(await ctx.kube.get(ccRef)), 30_000, ctx);
+  await sleep(3000);
+  const bookkeeping = ['metacontroller.k8s.io/last-applied-configuration', 'c5c3.io/secret-sha256', 'c5c3.io/minted-secret-sha256', 'c5c3.io/rotation-requests', 'c5c3.io/source-sha256', 'c5c3.io/force-sync-attempt'];
+  for (const c of await childrenOf(ctx, ns, uid)) {
+    const labels = { ...(c.metadata.labels ?? {}) };
+    delete labels['controller-uid'];
+    const annotations = { ...(c.metadata.annotations ?? {}) };
+    for (const a of bookkeeping) delete annotations[a];
+    await ctx.kube.replace({ ...c, metadata: { ...c.metadata, labels, annotations } });
+  }
+  await ctx.kube.mergePatch(cpRef(ns, name), { metadata: { finalizers: ['c5c3.io/orc-teardown'] } });
+  await sleep(2000);
+  const before = new Map((await childrenOf(ctx, ns, uid)).map((c) => [`${c.kind}/${c.metadata.name}`, c.metadata.uid as string]));
+  const mark = Date.now();
+  const mcMark = ctx.mc.mark();
+  for (const c of await childrenOf(ctx, ns, uid)) {
+    await ctx.kube.mergePatch({ apiVersion: c.apiVersion, kind: c.kind, namespace: ns, name: c.metadata.name }, { metadata: { labels: { 'controller-uid': uid } } });
+  }
+  await ctx.kube.mergePatch(cpRef(ns, name), { metadata: { finalizers: null } });
+  await ctx.h.installControllers();
+  await waitUntil('Metacontroller synced the ControlPlane again', async () => mcVerbs(ctx, mcMark, 'Sync').length > 0 || ctx.mc.json(mcMark).some((l) => /Sync/.test(String(l.msg))), 60_000, ctx);
+  return { before, mark, mcMark };
+}
+
 /** Application credentials minted since a count, and the live ones of a ControlPlane. */
 const mints = (ctx: Ctx) => ctx.ops.world.openstack.mints.length;
 const liveCredentialsOf = (ctx: Ctx, cp: string) => [...ctx.ops.world.openstack.applicationCredentials.entries()].filter(([, ac]) => ac.name.startsWith(`${cp}-admin-app-credential`));
@@ -212,7 +248,9 @@ const MANAGED_NS = 'openstack';
 export const REAL_OPENSTACK_NS = 'openstack-real';
 const REAL_OPENSTACK_DOWN_NS = 'openstack-real-down';
 const REAL_SERVICES_NS = 'openstack-real-services';
-export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS];
+const REAL_SCHEDULED_NS = 'openstack-real-scheduled';
+const REAL_TAKEOVER_NS = 'openstack-real-takeover';
+export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS, REAL_SCHEDULED_NS, REAL_TAKEOVER_NS];
 let managed: Obj = {};
 let managedUid = '';
 const MANAGED_NAME = () => managed.metadata.name as string;
@@ -559,39 +597,11 @@ export function scenarios(shared: string): Scenario[] {
         const ns = 'takeover';
         const name = 'controlplane-takeover';
         const spec = structuredClone(parse(readFileSync(join(shared, 'examples', 'controlplane-full-managed.yaml'), 'utf8')).spec);
-        const ccRef: Ref = { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', name: 'c5c3-controlplane' };
-        // 1. A converged ControlPlane, then Metacontroller's CompositeController removed (the
-        //    children stay) and every trace of it and of this service's bookkeeping removed from
-        //    the objects: what the Go operator leaves behind (controller owner reference, no
-        //    controller-uid label, finalizer c5c3.io/orc-teardown on the parent).
         const created = await createControlPlane(ctx, { metadata: { name, namespace: ns }, spec });
         const uid = created.metadata.uid as string;
         await waitReady(ctx, cpRef(ns, name), 120_000, (o) => !!o.status?.adminApplicationCredential?.id);
-        await ctx.kube.delete(ccRef);
-        await waitUntil('CompositeController c5c3-controlplane gone', async () => !(await ctx.kube.get(ccRef)), 30_000, ctx);
-        await sleep(3000);
-        const bookkeeping = ['metacontroller.k8s.io/last-applied-configuration', 'c5c3.io/secret-sha256', 'c5c3.io/minted-secret-sha256', 'c5c3.io/rotation-requests', 'c5c3.io/source-sha256', 'c5c3.io/force-sync-attempt'];
-        for (const c of await childrenOf(ctx, ns, uid)) {
-          const labels = { ...(c.metadata.labels ?? {}) };
-          delete labels['controller-uid'];
-          const annotations = { ...(c.metadata.annotations ?? {}) };
-          for (const a of bookkeeping) delete annotations[a];
-          await ctx.kube.replace({ ...c, metadata: { ...c.metadata, labels, annotations } });
-        }
-        await ctx.kube.mergePatch(cpRef(ns, name), { metadata: { finalizers: ['c5c3.io/orc-teardown'] } });
-        await sleep(2000);
-        const before = new Map((await childrenOf(ctx, ns, uid)).map((c) => [`${c.kind}/${c.metadata.name}`, c.metadata.uid as string]));
         const startMints = mints(ctx);
-        // 2. The cutover: label the children for Metacontroller's selector, drop the Go operator's
-        //    finalizer, install the CompositeController again.
-        const mark = Date.now();
-        const mcMark = ctx.mc.mark();
-        for (const c of await childrenOf(ctx, ns, uid)) {
-          await ctx.kube.mergePatch({ apiVersion: c.apiVersion, kind: c.kind, namespace: ns, name: c.metadata.name }, { metadata: { labels: { 'controller-uid': uid } } });
-        }
-        await ctx.kube.mergePatch(cpRef(ns, name), { metadata: { finalizers: null } });
-        await ctx.h.installControllers();
-        await waitUntil('Metacontroller synced the ControlPlane again', async () => mcVerbs(ctx, mcMark, 'Sync').length > 0 || ctx.mc.json(mcMark).some((l) => /Sync/.test(String(l.msg))), 60_000, ctx);
+        const { before, mark, mcMark } = await cutover(ctx, ns, name, uid);
         const problems: string[] = [];
         try {
           await waitReady(ctx, cpRef(ns, name), 90_000);
@@ -646,6 +656,7 @@ export function scenarios(shared: string): Scenario[] {
     ...upgradeScenarios(),
     ...realOpenStackScenarios(shared),
     ...realServicesScenarios(),
+    ...realScheduledScenarios(shared),
   ];
 }
 
@@ -1129,6 +1140,131 @@ function realServicesScenarios(): Scenario[] {
         check(!!last, 'Keystone never answered during the teardown');
         check(last!.users.length + last!.services.length + last!.endpoints.length === 0, `still in Keystone when its CR went: ${JSON.stringify(last)}`);
         console.log(`    Keystone's last answer before its CR went: no service user, catalog service or endpoint of Placement or Glance; the service project ${projects.includes('service') ? 'kept (detached)' : 'gone'}`);
+      },
+    },
+  ];
+}
+
+// ------------------------------------------------------------------------------------------------
+// Scheduled rotation against the real Keystone and K-ORC (issue 31). A day cannot pass in a test:
+// the scenario moves the hooks' clock with the service's replay setting CLOCK (README "Replaying a
+// hook call": a fixed instant, never for a cluster), restarting the service past the rotation
+// point, and back to the wall clock afterwards. Keystone, K-ORC and ESO keep real time; the
+// expiries the hook sets are in the future for Keystone either way.
+
+/** Keystone's expires_at (UTC, no zone, microseconds) in ms since the epoch. */
+const keystoneTime = (t: string | null | undefined) => (t ? Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(t) ? t : `${t}Z`) : NaN);
+
+function realScheduledScenarios(shared: string): Scenario[] {
+  const ns = REAL_SCHEDULED_NS;
+  const ref = cpRef(ns, REAL_NAME);
+  const names = childNames(REAL_NAME);
+  return [
+    {
+      id: 23,
+      title: 'real Keystone and K-ORC: scheduled rotation: Keystone holds the expiresAt the hook set; past the rotation point the replacement is minted and published before the old credential is revoked, never zero valid credentials',
+      async run(ctx) {
+        await ensureNamespace(ctx, ns);
+        const example = parse(readFileSync(join(shared, 'examples', 'controlplane-full-managed.yaml'), 'utf8')) as Obj;
+        const spec = structuredClone(example.spec) as Obj;
+        spec.korc = { ...(spec.korc ?? {}), adminCredential: { ...(spec.korc?.adminCredential ?? {}), applicationCredential: { ...(spec.korc?.adminCredential?.applicationCredential ?? {}), rotation: { mode: 'Scheduled' } } } };
+        await ctx.kube.create({ apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', metadata: { name: 'admin-schedule', namespace: ns }, spec: { target: 'adminApplicationCredential', intervalDays: 1, preRotationDays: 0, gracePeriodDays: 0 } });
+        const created = await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns }, spec });
+        const cp = await waitReady(ctx, ref, 300_000, (o) => !!o.status?.adminApplicationCredential?.expiresAt && !!o.status?.adminApplicationCredential?.id);
+        const first = cp.status.adminApplicationCredential;
+        const url = ctx.keystones.urlOf(ns, names.keystone);
+        const password = ctx.keystones.adminPasswordOf(ns, names.keystone);
+        check(!!url && !!password, `Keystone ${ns}/${names.keystone} does not serve`);
+        const keystone = new KeystoneApi(url!, password!);
+        const expiresIn = async (id: string) => keystoneTime((await keystone.applicationCredentials()).find((a) => a.id === id)?.expires_at);
+        const firstExpiry = await expiresIn(first.id);
+        check(Math.abs(firstExpiry - Date.parse(first.expiresAt)) < 1000, `Keystone's expires_at for ${first.id} is ${new Date(firstExpiry).toISOString()}, the hook set ${first.expiresAt}`);
+        console.log(`    Keystone: credential ${first.id} expires_at ${new Date(firstExpiry).toISOString()} as set; rotation point ${first.rotationEligibleAt}`);
+
+        // Past the rotation point: the hooks' clock moves; Keystone is polled all along.
+        const clock = new Date(Date.parse(first.rotationEligibleAt) + 60_000).toISOString();
+        const seen: { ids: string[]; korc: string | undefined }[] = [];
+        let polling = true;
+        const poller = (async () => {
+          while (polling) {
+            try {
+              const ids = (await keystone.applicationCredentials()).map((a) => a.id as string);
+              seen.push({ ids, korc: (await korcCredential(ctx, ns))?.id });
+            } catch (err) {
+              seen.push({ ids: [], korc: `error: ${(err as Error).message}` });
+            }
+            await sleep(250);
+          }
+        })();
+        let next: Obj | undefined;
+        try {
+          await ctx.h.restartService({ CLOCK: clock });
+          next = await waitUntil('a replacement published and the old credential gone from Keystone', async () => {
+            const now = (await ctx.kube.get(ref))?.status?.adminApplicationCredential;
+            if (!now?.id || now.id === first.id) return undefined;
+            const cred = await korcCredential(ctx, ns);
+            const ids = (await keystone.applicationCredentials()).map((a) => a.id as string);
+            return cred?.id === now.id && !ids.includes(first.id) ? now : undefined;
+          }, 300_000, ctx);
+        } finally {
+          polling = false;
+          await poller;
+          await ctx.h.restartService();
+        }
+        const empty = seen.filter((s) => s.ids.length === 0);
+        check(empty.length === 0, `Keystone held no admin credential in ${empty.length} of ${seen.length} polls`);
+        const unusable = seen.filter((s) => !s.korc || !s.ids.includes(s.korc));
+        check(unusable.length === 0, `k-orc-clouds-yaml named a credential Keystone did not hold in ${unusable.length} of ${seen.length} polls: ${JSON.stringify(unusable.slice(0, 3))}`);
+        // Make before break, exactly (etcd revision order): the replacement had its id in Keystone
+        // before the old credential's object began terminating (K-ORC revokes only then).
+        const acEvents = ctx.rec.events.filter((e) => e.kind === 'ApplicationCredential' && e.namespace === ns);
+        const minted = acEvents.find((e) => e.orcId === next!.id);
+        const revoking = acEvents.find((e) => e.orcId === first.id && e.terminating);
+        check(!!minted && !!revoking && minted.rv < revoking.rv, `the replacement ${next!.id} was not minted before ${first.id} began to be revoked (revisions ${minted?.rv} and ${revoking?.rv})`);
+        const cred = await korcCredential(ctx, ns);
+        check(!!cred && (await keystone.acceptsApplicationCredential(cred.id, cred.secret)), 'Keystone does not accept the replacement in k-orc-clouds-yaml');
+        const nextExpiry = await expiresIn(next!.id);
+        check(Math.abs(nextExpiry - Date.parse(next!.expiresAt)) < 1000 && Math.abs(Date.parse(next!.expiresAt) - (Date.parse(clock) + 86_400_000)) < 120_000, `the replacement expires at ${new Date(nextExpiry).toISOString()} in Keystone, ${next!.expiresAt} by the hook (clock ${clock} + 1 day)`);
+        console.log(`    clock moved to ${clock}: ${next!.id} minted beside ${first.id}, published, then ${first.id} revoked; ${seen.length} polls, never fewer than 1 credential, k-orc-clouds-yaml always a live one; Keystone expires_at ${new Date(nextExpiry).toISOString()} as set`);
+        await ctx.kube.delete(ref);
+        await waitUntil('ControlPlane deleted and every child gone', async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, created.metadata.uid)).length === 0, 300_000, ctx);
+      },
+    },
+    {
+      id: 24,
+      title: 'real Keystone and K-ORC: takeover from the reference operator: the credential Keystone holds is the same before and after the cutover, nothing deleted or replaced',
+      async run(ctx) {
+        const tns = REAL_TAKEOVER_NS;
+        const tref = cpRef(tns, REAL_NAME);
+        const example = parse(readFileSync(join(shared, 'examples', 'controlplane-full-managed.yaml'), 'utf8')) as Obj;
+        const created = await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: tns }, spec: structuredClone(example.spec) });
+        const uid = created.metadata.uid as string;
+        const cp = await waitReady(ctx, tref, 300_000, (o) => !!o.status?.adminApplicationCredential?.id);
+        const url = ctx.keystones.urlOf(tns, names.keystone);
+        const password = ctx.keystones.adminPasswordOf(tns, names.keystone);
+        check(!!url && !!password, `Keystone ${tns}/${names.keystone} does not serve`);
+        const keystone = new KeystoneApi(url!, password!);
+        const held = async () => (await keystone.applicationCredentials()).map((a) => a.id as string).sort();
+        const beforeIds = await held();
+        check(beforeIds.length === 1 && beforeIds[0] === cp.status.adminApplicationCredential.id, `Keystone holds ${JSON.stringify(beforeIds)} before the cutover, status says ${cp.status.adminApplicationCredential.id}`);
+        const { before, mark, mcMark } = await cutover(ctx, tns, REAL_NAME, uid);
+        await waitReady(ctx, tref, 120_000);
+        // Long enough for a re-mint to show: K-ORC mints within seconds (scenario 16).
+        await sleep(15_000);
+        const after = new Map((await childrenOf(ctx, tns, uid)).map((c) => [`${c.kind}/${c.metadata.name}`, c.metadata.uid as string]));
+        const replaced = [...before].filter(([k, u]) => after.get(k) !== u).map(([k]) => k);
+        check(replaced.length === 0, `children deleted or replaced: ${replaced.join(', ')}`);
+        const deletions = ctx.rec.since(mark, (e) => e.namespace === tns && e.terminating && e.kind !== 'ControlPlane');
+        check(deletions.length === 0, `deletions: ${[...new Set(deletions.map((e) => `${e.kind}/${e.name}`))].join(', ')}`);
+        const errors = applyErrors(ctx, mcMark);
+        check(errors.length === 0, `Metacontroller apply errors: ${errors.slice(0, 3).join('; ')}`);
+        const afterIds = await held();
+        check(JSON.stringify(afterIds) === JSON.stringify(beforeIds), `Keystone holds ${JSON.stringify(afterIds)} after the cutover, ${JSON.stringify(beforeIds)} before`);
+        const cred = await korcCredential(ctx, tns);
+        check(cred?.id === beforeIds[0] && (await keystone.acceptsApplicationCredential(cred!.id, cred!.secret)), 'k-orc-clouds-yaml does not hold the same credential, accepted by Keystone');
+        console.log(`    Keystone: credential ${beforeIds[0]} before and after the cutover, the only one, accepted; ${before.size} children kept`);
+        await ctx.kube.delete(tref);
+        await waitUntil('ControlPlane deleted and every child gone', async () => !(await ctx.kube.get(tref)) && (await childrenOf(ctx, tns, uid)).length === 0, 300_000, ctx);
       },
     },
   ];
