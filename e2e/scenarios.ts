@@ -684,6 +684,31 @@ const identityImport = (ns: string) => ({
   spec: { cloudCredentialsRef: { cloudName: 'admin', secretName: childNames(REAL_NAME).adminPasswordCloud }, managementPolicy: 'unmanaged', import: { filter: { type: 'identity' } } },
 });
 
+/**
+ * Keystone's last answer while its Keystone CR still exists: `read` is polled until the CR is
+ * gone (errors: Keystone stopping with it), then `done` must hold.
+ */
+async function lastAnswerBeforeKeystoneGoes<T>(ctx: Ctx, ksRef: Ref, what: string, read: () => Promise<T>, done: () => Promise<boolean>, timeoutMs: number): Promise<T | undefined> {
+  let last: T | undefined;
+  await waitUntil(what, async () => {
+    if (await ctx.kube.get(ksRef)) {
+      try {
+        last = await read();
+      } catch {
+        // Keystone stopping with its CR.
+      }
+      return undefined;
+    }
+    return done();
+  }, timeoutMs, ctx, 250);
+  return last;
+}
+
+/** The admin's application credentials, the catalog services and the endpoints Keystone holds (ids). */
+async function identityIn(keystone: KeystoneApi): Promise<{ acs: string[]; services: string[]; endpoints: string[] }> {
+  return { acs: (await keystone.applicationCredentials()).map((a) => a.id), services: (await keystone.services()).map((s) => s.id), endpoints: (await keystone.endpoints()).map((e) => e.id) };
+}
+
 async function realKeystone(ctx: Ctx): Promise<KeystoneApi> {
   const ks = childNames(REAL_NAME).keystone;
   const url = ctx.keystones.urlOf(REAL_OPENSTACK_NS, ks);
@@ -791,19 +816,8 @@ function realOpenStackScenarios(shared: string): Scenario[] {
         };
         await ctx.kube.delete(ref());
         // Poll Keystone while the Keystone CR lives: the last answer before it goes must lack all three.
-        let last: { acs: string[]; services: string[]; endpoints: string[] } | undefined;
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
-        await waitUntil('the ControlPlane and its Keystone CR gone', async () => {
-          if (await ctx.kube.get(ksRef)) {
-            try {
-              last = { acs: (await keystone.applicationCredentials()).map((a) => a.id), services: (await keystone.services()).map((s) => s.id), endpoints: (await keystone.endpoints()).map((e) => e.id) };
-            } catch {
-              // Keystone stopping with its CR.
-            }
-            return undefined;
-          }
-          return !(await ctx.kube.get(ref()));
-        }, 300_000, ctx, 250);
+        const last = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and its Keystone CR gone', () => identityIn(keystone), async () => !(await ctx.kube.get(ref())), 300_000);
         check(!!last, 'Keystone never answered during the teardown');
         const left = [last!.acs.includes(ids.ac) && `application credential ${ids.ac}`, last!.services.includes(ids.service) && `service ${ids.service}`, last!.endpoints.includes(ids.endpoint) && `endpoint ${ids.endpoint}`].filter(Boolean);
         check(left.length === 0, `still in Keystone when its CR went: ${left.join(', ')}`);
@@ -883,19 +897,9 @@ function realOpenStackScenarios(shared: string): Scenario[] {
         // The import authenticates with the password cloud, which K-ORC keeps (its finalizer on the
         // Secret) while the import lives: it goes with the ControlPlane, while Keystone answers.
         await ctx.kube.delete({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: 'identity' });
-        let last: { acs: string[]; services: string[]; endpoints: string[] } | undefined;
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
-        await waitUntil('the ControlPlane released and every child gone (not held at FinalizingORC)', async () => {
-          if (await ctx.kube.get(ksRef)) {
-            try {
-              last = { acs: (await keystone.applicationCredentials()).map((a) => a.id), services: (await keystone.services()).map((s) => s.id), endpoints: (await keystone.endpoints()).map((e) => e.id) };
-            } catch {
-              // Keystone stopping with its CR.
-            }
-            return undefined;
-          }
-          return !(await ctx.kube.get(ref())) && (await childrenOf(ctx, ns, created.metadata.uid)).length === 0;
-        }, 300_000, ctx, 250);
+        const last = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane released and every child gone (not held at FinalizingORC)', () => identityIn(keystone),
+          async () => !(await ctx.kube.get(ref())) && (await childrenOf(ctx, ns, created.metadata.uid)).length === 0, 300_000);
         check(!!last, 'Keystone never answered during the teardown');
         check(!last!.acs.includes(ids.ac) && !last!.endpoints.includes(ids.endpoint), `still in Keystone when its CR went: ${JSON.stringify(last)}`);
         check(last!.services.includes(ids.service), `the identity service ${ids.service} was deleted from Keystone, not detached`);
@@ -1122,21 +1126,11 @@ function realServicesScenarios(): Scenario[] {
         // Deletion: the services' users, catalog rows and endpoints leave Keystone before its CR goes.
         const uid = cp.metadata.uid as string;
         await ctx.kube.delete(ref);
-        let last: ServicesInKeystone | undefined;
-        let projects: string[] = [];
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
-        await waitUntil('the ControlPlane and every child gone', async () => {
-          if (await ctx.kube.get(ksRef)) {
-            try {
-              last = await servicesIn(keystone);
-              projects = (await keystone.projects()).map((p) => p.name as string);
-            } catch {
-              // Keystone stopping with its CR.
-            }
-            return undefined;
-          }
-          return !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0;
-        }, 420_000, ctx, 250);
+        const answer = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => ({ ...(await servicesIn(keystone)), projects: (await keystone.projects()).map((p) => p.name as string) }),
+          async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0, 420_000);
+        const last: ServicesInKeystone | undefined = answer;
+        const projects = answer?.projects ?? [];
         check(!!last, 'Keystone never answered during the teardown');
         check(last!.users.length + last!.services.length + last!.endpoints.length === 0, `still in Keystone when its CR went: ${JSON.stringify(last)}`);
         console.log(`    Keystone's last answer before its CR went: no service user, catalog service or endpoint of Placement or Glance; the service project ${projects.includes('service') ? 'kept (detached)' : 'gone'}`);
