@@ -15,7 +15,7 @@ import type { CapturedCall } from '../capture/capture.js';
 export const HOOKS_KEY = 'c5c3-hooks/hooks';
 export const HOOKS_SEED = 'hooks';
 
-const CONDITION_ORDER = ['InfrastructureReady', 'DBCredentialsReady', 'AdminPasswordReady', 'KeystoneReady', 'KORCReady', 'AdminCredentialReady', 'CatalogReady'];
+const CONDITION_ORDER = ['InfrastructureReady', 'DBCredentialsReady', 'AdminPasswordReady', 'KeystoneReady', 'KORCReady', 'AdminCredentialReady', 'CatalogReady', 'PlacementReady', 'GlanceReady'];
 const kebab = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/([A-Z])([A-Z][a-z])/g, '$1-$2').toLowerCase();
 const conditions = (status: Obj | undefined): Obj[] => status?.conditions ?? [];
 
@@ -78,9 +78,27 @@ export const BROWNFIELD: Obj = {
   },
 };
 
+/** Placement, Glance with one S3 store and a managed bus beside Keystone (docs/architecture.md §2.13). */
+const SERVICES: Obj = {
+  metadata: { name: 'keystone', namespace: 'openstack-services' },
+  spec: {
+    ...MANAGED.spec,
+    infrastructure: { ...MANAGED.spec.infrastructure, messaging: { replicas: 3 } },
+    services: {
+      keystone: { replicas: 3 },
+      placement: { replicas: 2 },
+      glance: {
+        replicas: 2,
+        backends: [{ name: 's3', type: 'S3', isDefault: true, s3: { bucket: 'glance-images', endpoint: 'https://s3.example.com', region: 'eu-1', credentialsSecretRef: { name: 'glance-s3-credentials' } } }],
+      },
+    },
+  },
+};
+
 export const RUNS: Run[] = [
   { name: 'managed', controlPlane: MANAGED, phases: ['converge', 'duplicate', 'remove-duplicate', 'rotate-password', 'remint', 'outage', 'recover', 'delete'] },
   { name: 'brownfield', controlPlane: BROWNFIELD, phases: ['converge', 'delete'] },
+  { name: 'services', controlPlane: SERVICES, phases: ['converge', 'delete'], hooks: ['controlplane-sync', 'controlplane-finalize', 'controlplane-customize'] },
   {
     name: 'aggregate',
     controlPlane: MANAGED,
