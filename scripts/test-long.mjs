@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// The long tier of the tap suite, run by `npm run e2e` before its cluster starts (so CI runs it
+// once, not under every Node of the unit suite): the CLI end-to-end runs, the bench smoke, the
+// deployed server's memory test, the long simulations (test/long/), and the property test again at
+// PROPERTY_RUNS=10000 (the unit suite runs 1000 per hook). Needs dist/ built (`npm run e2e` builds
+// it). Prints `N passed, N failed` over the top-level tests of the files it ran; exits non-zero when
+// anything failed. Arguments are passed on to tap (e.g. a single file of test/long/).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DEEP_PROPERTY_RUNS = '10000';
+const files = process.argv.length > 2
+  ? process.argv.slice(2)
+  : [...readdirSync(join(root, 'test', 'long')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join('test', 'long', f)), join('test', 'properties.test.ts')];
+
+const tapPackage = join(root, 'node_modules', 'tap');
+const tap = join(tapPackage, JSON.parse(readFileSync(join(tapPackage, 'package.json'), 'utf8')).bin.tap);
+const started = Date.now();
+const result = spawnSync(process.execPath, [tap, '--disable-coverage', ...files], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, PROPERTY_RUNS: process.env.PROPERTY_RUNS ?? DEEP_PROPERTY_RUNS },
+});
+const status = result.status ?? 1;
+
+// One count per top-level test of each file this run wrote (as scripts/test-summary.mjs counts).
+let passed = 0;
+let failed = 0;
+const walk = (path) => {
+  for (const name of readdirSync(path)) {
+    const full = join(path, name);
+    if (statSync(full).isDirectory()) walk(full);
+    else if (full.endsWith('.tap') && statSync(full).mtimeMs >= started - 1000) {
+      const text = readFileSync(full, 'utf8');
+      const ok = text.split('\n').filter((l) => /^ok \d+/.test(l)).length;
+      const notOk = text.split('\n').filter((l) => /^not ok \d+/.test(l)).length;
+      passed += ok;
+      failed += notOk + (/^Bail out!/m.test(text) || ok + notOk === 0 ? 1 : 0);
+    }
+  }
+};
+const results = join(root, '.tap', 'test-results');
+if (existsSync(results)) walk(results);
+if (status !== 0 && failed === 0) failed = 1;
+console.log(`\nlong tier (${files.length} files, ${((Date.now() - started) / 1000).toFixed(0)} s):`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(status === 0 && failed === 0 ? 0 : 1);
