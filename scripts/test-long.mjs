@@ -6,9 +6,10 @@
 // it). Prints `N passed, N failed` over the top-level tests of the files it ran; exits non-zero when
 // anything failed. Arguments are passed on to tap (e.g. a single file of test/long/).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resultFiles } from './tap-results.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DEEP_PROPERTY_RUNS = '10000';
@@ -29,21 +30,13 @@ const status = result.status ?? 1;
 // One count per top-level test of each file this run wrote (as scripts/test-summary.mjs counts).
 let passed = 0;
 let failed = 0;
-const walk = (path) => {
-  for (const name of readdirSync(path)) {
-    const full = join(path, name);
-    if (statSync(full).isDirectory()) walk(full);
-    else if (full.endsWith('.tap') && statSync(full).mtimeMs >= started - 1000) {
-      const text = readFileSync(full, 'utf8');
-      const ok = text.split('\n').filter((l) => /^ok \d+/.test(l)).length;
-      const notOk = text.split('\n').filter((l) => /^not ok \d+/.test(l)).length;
-      passed += ok;
-      failed += notOk + (/^Bail out!/m.test(text) || ok + notOk === 0 ? 1 : 0);
-    }
-  }
-};
-const results = join(root, '.tap', 'test-results');
-if (existsSync(results)) walk(results);
+for (const file of resultFiles(join(root, '.tap', 'test-results'), started)) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const ok = lines.filter((l) => /^ok \d+/.test(l)).length;
+  const notOk = lines.filter((l) => /^not ok \d+/.test(l)).length;
+  passed += ok;
+  failed += notOk + (lines.some((l) => l.startsWith('Bail out!')) || ok + notOk === 0 ? 1 : 0);
+}
 if (status !== 0 && failed === 0) failed = 1;
 console.log(`\nlong tier (${files.length} files, ${((Date.now() - started) / 1000).toFixed(0)} s):`);
 console.log(`${passed} passed, ${failed} failed`);
