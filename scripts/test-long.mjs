@@ -6,10 +6,9 @@
 // it). Prints `N passed, N failed` over the top-level tests of the files it ran; exits non-zero when
 // anything failed. Arguments are passed on to tap (e.g. a single file of test/long/).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resultFiles } from './tap-results.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DEEP_PROPERTY_RUNS = '10000';
@@ -27,11 +26,17 @@ const result = spawnSync(process.execPath, [tap, '--disable-coverage', ...files]
 });
 const status = result.status ?? 1;
 
-// One count per top-level test of each file this run wrote (as scripts/test-summary.mjs counts).
+// One count per top-level test of each file it ran (as scripts/test-summary.mjs counts); a file
+// without a result written by this run (it crashed, or never ran) is one failure.
 let passed = 0;
 let failed = 0;
-for (const file of resultFiles(join(root, '.tap', 'test-results'), started)) {
-  const lines = readFileSync(file, 'utf8').split('\n');
+for (const file of files) {
+  const result = join(root, '.tap', 'test-results', `${relative(root, resolve(root, file))}.tap`);
+  if (!existsSync(result) || statSync(result).mtimeMs < started - 1000) {
+    failed++;
+    continue;
+  }
+  const lines = readFileSync(result, 'utf8').split('\n');
   const ok = lines.filter((l) => /^ok \d+/.test(l)).length;
   const notOk = lines.filter((l) => /^not ok \d+/.test(l)).length;
   passed += ok;

@@ -114,7 +114,7 @@ t.test('an admin password that cannot be read (not a string, not base64, not UTF
   });
   for (const [value, why] of [
     [42, /is a number, not base64 text/],
-    [{ a: 1 }, /is a object, not base64 text/],
+    [{ a: 1 }, /is an object, not base64 text/],
     ['p@ss word!', /is not base64/],
     [Buffer.from([0xff, 0xfe, 0x41]).toString('base64'), /is not UTF-8 text/],
   ] as const) {

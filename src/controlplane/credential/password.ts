@@ -17,7 +17,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Why a Secret value cannot be read as text, or undefined when it can (never the value itself). */
 function unreadable(raw: unknown): string | undefined {
-  if (typeof raw !== 'string') return `is a ${raw === null ? 'null' : Array.isArray(raw) ? 'list' : typeof raw}, not base64 text`;
+  if (typeof raw !== 'string') {
+    const what = raw === null ? 'null' : Array.isArray(raw) ? 'a list' : typeof raw === 'object' ? 'an object' : `a ${typeof raw}`;
+    return `is ${what}, not base64 text`;
+  }
   if (!BASE64.test(raw)) return 'is not base64';
   try {
     utf8.decode(Buffer.from(raw, 'base64'));
