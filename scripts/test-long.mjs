@@ -19,7 +19,9 @@ const files = process.argv.length > 2
 const tapPackage = join(root, 'node_modules', 'tap');
 const tap = join(tapPackage, JSON.parse(readFileSync(join(tapPackage, 'package.json'), 'utf8')).bin.tap);
 const started = Date.now();
-const result = spawnSync(process.execPath, [tap, '--disable-coverage', ...files], {
+// Long by nature: a file may take minutes on a busy machine (tap's default for the unit tier is 120 s).
+const TIMEOUT_SECONDS = '1200';
+const result = spawnSync(process.execPath, [tap, '--disable-coverage', `--timeout=${TIMEOUT_SECONDS}`, ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, PROPERTY_RUNS: process.env.PROPERTY_RUNS ?? DEEP_PROPERTY_RUNS },
