@@ -4,7 +4,7 @@
 // undeclared) would take the bodies in flight over the budget is answered 429 with Retry-After
 // before its body is read; Metacontroller retries it after that, nothing applied. One call is
 // always admitted when nothing else is in flight, so any body within the body limit goes through.
-// The worst case, measured by test/memory.test.ts: one body of the limit, of the most expanding
+// The worst case, measured by test/long/memory.test.ts: one body of the limit, of the most expanding
 // shape, at a time.
 //
 // Every byte taken is given back exactly once, whichever way the call ends: its response closes

@@ -41,7 +41,7 @@ class BodyTooDense extends Error {
  * What a body may cost once parsed. The in-flight budget bounds the bytes of the bodies handled at
  * once; what they take in memory depends on their shape: an empty object costs V8 about 64 bytes
  * of heap, so 8 MiB of `[{},{},…]` parses to 180 MiB (over the 128 MiB heap: a crash), while the
- * densest shapes measured by test/memory.test.ts parse to 6 (one-key objects) and 10 (short arrays)
+ * densest shapes measured by test/long/memory.test.ts parse to 6 (one-key objects) and 10 (short arrays)
  * times their text at one per 8 characters: 4 such bodies in flight at once took the 128 MiB heap
  * over its limit now and then (a crash in CI). A body opening more objects and arrays than one per
  * 16 characters (and more than `minContainers`, so no small body is ever refused) is answered 413

@@ -54,6 +54,8 @@ export interface ServerOptions {
    * of the in-flight budget given back: a budget that stays exhausted serves nothing (default 60 s).
    */
   budgetStuckMs?: number;
+  /** The clock (ms) of the in-flight budget and of readiness' `budgetStuckMs` (default Date.now; tests step it). */
+  monotonicNow?: () => number;
 }
 
 /** What the server keeps besides fastify's own: readiness, the metrics, the capture writer. */
@@ -123,14 +125,16 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     maxInflightBytes: options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES,
     bodyLimit,
     onBudget: (b) => (budget = b),
+    now: options.monotonicNow,
   });
   const budgetStuckMs = options.budgetStuckMs ?? DEFAULT_BUDGET_STUCK_MS;
   await app.register(probesPlugin, {
     draining: () => app.c5c3.draining,
     unready: () => {
       const since = budget?.exhaustedSince;
-      return since !== undefined && Date.now() - since >= budgetStuckMs
-        ? `in-flight body budget exhausted for ${Math.round((Date.now() - since) / 1000)} s (${budget?.bytes} bytes held)`
+      const now = (options.monotonicNow ?? Date.now)();
+      return since !== undefined && now - since >= budgetStuckMs
+        ? `in-flight body budget exhausted for ${Math.round((now - since) / 1000)} s (${budget?.bytes} bytes held)`
         : undefined;
     },
   });

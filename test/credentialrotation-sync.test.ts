@@ -46,6 +46,7 @@ t.test('every row of the handshake table (docs/architecture.md §3.7)', async (t
     ['bootstrap, AC absent', rotation({ target: 'adminApplicationCredential', bootstrap: true }), [controlPlane()], 'WaitingForBootstrap', 'False', 10],
     ['rotation, AC absent', rotation({ target: 'adminApplicationCredential' }), [controlPlane()], 'WaitingForApplicationCredential', 'False', 10],
     ['admin password not readable', rotation(), [controlPlane(undefined, 'WaitingForAdminPassword')], 'WaitingForAdminPassword', 'False', 10],
+    ['admin password unreadable (AdminPasswordError), an AC exists: not latched', rotation(), [controlPlane(undefined, 'AdminPasswordError'), adminAc()], 'WaitingForAdminPassword', 'False', 10],
     ['nothing requested', rotation({ target: 'adminApplicationCredential' }), [controlPlane(), adminAc()], 'NoRotationNeeded', 'True', undefined],
     ['reMint, AC absent: not latched', rotation(), [controlPlane()], 'WaitingForApplicationCredential', 'False', 10],
     ['reMint', rotation(), [controlPlane(), adminAc()], 'RotationTriggered', 'True', undefined],

@@ -11,6 +11,11 @@ import { fixtureControlPlane } from './support/shared.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BUDGET = 64 * 1024;
 
+/** Waits for `done` (an event, not a time; the bound only ends a test that would hang). */
+async function until(done: () => boolean, ms = 60_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !done() && Date.now() < deadline; ) await sleep(5);
+}
+
 /** Writes `chunks` on one connection (a pause between them), then waits for the server to close it or `waitMs`. */
 function raw(port: number, chunks: (string | Buffer)[], opts: { endAfter?: boolean; destroyAfterMs?: number } = {}) {
   return new Promise<string>((resolve) => {
@@ -43,8 +48,8 @@ t.test('every path gives the budget back', async (t) => {
   t.ok(padded.length <= BUDGET && padded.length > BUDGET / 2, 'a body of about the whole budget');
 
   const reads = async (what: string) => {
-    // The release may follow the socket's close by a tick.
-    for (let i = 0; i < 50 && app.c5c3.inflightBytes() !== 0; i++) await sleep(10);
+    // The release may follow the socket's close by a tick (or more, on a busy machine).
+    await until(() => app.c5c3.inflightBytes() === 0);
     t.equal(app.c5c3.inflightBytes(), 0, `${what}: the budget reads zero`);
     const res = await fetch(`http://127.0.0.1:${port}/controlplane/customize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: padded });
     await res.arrayBuffer();
@@ -69,7 +74,9 @@ t.test('every path gives the budget back', async (t) => {
 });
 
 t.test('readiness turns 503 while hook calls are refused and nothing is given back', async (t) => {
-  const { app } = await testServer({ level: 'silent', maxInflightBytes: BUDGET, bodyLimit: BUDGET, budgetStuckMs: 100 });
+  // The budget's clock is stepped by the test: readiness reads how long refusals lasted, not the machine's speed.
+  let now = 1_000_000;
+  const { app } = await testServer({ level: 'silent', maxInflightBytes: BUDGET, bodyLimit: BUDGET, budgetStuckMs: 100, monotonicNow: () => now });
   t.teardown(() => app.close());
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
@@ -77,18 +84,19 @@ t.test('readiness turns 503 while hook calls are refused and nothing is given ba
   const socket = net.connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   socket.write(head(BUDGET));
-  await sleep(50);
+  await until(() => app.c5c3.inflightBytes() !== 0);
   t.equal(app.c5c3.inflightBytes(), BUDGET, 'the budget is held');
   const refused = await fetch(`http://127.0.0.1:${port}/controlplane/customize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   t.equal(refused.status, 429, 'a second call is refused');
-  t.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200, 'ready: refused only just now');
-  await sleep(150);
+  now += 99;
+  t.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200, 'ready: refused for less than budgetStuckMs');
+  now += 1;
   const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-  t.equal(ready.status, 503, 'not ready once the budget stayed exhausted');
+  t.equal(ready.status, 503, 'not ready once the budget stayed exhausted for budgetStuckMs');
   t.match(await ready.json(), { reason: /in-flight body budget exhausted/ });
   const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   t.match(metrics, new RegExp(`c5c3_hooks_inflight_bytes ${BUDGET}`), '/metrics reports the bytes held');
   socket.destroy();
-  for (let i = 0; i < 50 && app.c5c3.inflightBytes() !== 0; i++) await sleep(10);
+  await until(() => app.c5c3.inflightBytes() === 0);
   t.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200, 'ready again once the bytes are back');
 });

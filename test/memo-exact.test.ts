@@ -11,22 +11,11 @@ import { testServer, post } from './support/server.js';
 import { converge, managedCP } from './support/sync.js';
 import { b64, syncRequest } from './support/world.js';
 import type { Obj } from './support/shared.js';
+import { schemaPaths } from './support/schema-paths.js';
 
 const RUNS = Math.max(50, Math.floor(Number(process.env.PROPERTY_RUNS ?? 10_000) / 40));
 const SEED = Number(process.env.PROPERTY_SEED ?? 20261121);
 
-function schemaPaths(schema: Obj, path: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
-  if (schema.type === 'object' && schema.properties) {
-    for (const [key, sub] of Object.entries(schema.properties as Obj)) {
-      out.push([...path, key]);
-      schemaPaths(sub as Obj, [...path, key], out);
-    }
-  } else if (schema.type === 'array' && schema.items) {
-    out.push([...path, 0]);
-    schemaPaths(schema.items as Obj, [...path, 0], out);
-  }
-  return out;
-}
 
 /** JSON texts whose parsed values JSON.stringify writes alike (null, ±Infinity; 0, -0) and a few others. */
 const VALUES = ['null', '1e400', '-1e400', '0', '-0', '1', '"x"', '""', 'true', '[]', '{}', '[null]', '[1e400]'];

@@ -9,7 +9,9 @@ import { fixtureControlPlane } from './support/shared.js';
 const body = () => ({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+// Waits for an event, not a time: the bound only ends a test that would otherwise hang (a CPU-bound
+// process beside the suite makes every step slower, never the outcome different).
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(5)) {
     const got = await probe();
     if (got !== undefined) return got;

@@ -2,7 +2,9 @@
 // out (but the re-mint AC in sync, also once Terminating, and K-ORC children in finalize), the answer is deterministic for
 // a fixed clock and random source, it validates against the response schema and every child
 // against its CRD, sync never finalizes, and applying a sync answer and syncing again reaches a
-// fixed point once nothing else changes. PROPERTY_RUNS (default 10000) sets the runs per hook.
+// fixed point once nothing else changes. PROPERTY_RUNS (default 1000;
+// 10000 in the e2e tier) sets the runs per hook, PROPERTY_SEED the seed; every schema path meets
+// every wrong value in a sweep of its own, whatever the runs draw.
 import t from 'tap';
 import fc from 'fast-check';
 import { syncControlPlane } from '../src/controlplane/sync.js';
@@ -18,8 +20,10 @@ import { brownfieldCP, converge, managedCP, ids } from './support/sync.js';
 import { applyResponse, adminPasswordSecret, clusterSecretStore, objectMap, orcStatus, readyCondition, secret, syncRequest, isOrc } from './support/world.js';
 import { admitChild } from './support/children.js';
 import { conformance, type Obj } from './support/shared.js';
+import { schemaPaths } from './support/schema-paths.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 10_000);
+// Bounded for the unit tier; the e2e tier (scripts/test-long.mjs) runs it again with PROPERTY_RUNS=10000.
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 const SEED = Number(process.env.PROPERTY_SEED ?? 20261121);
 const validResponse = compileValidator(CompositeHookResponse, 'response', { defaults: false });
 const validDecorator = compileValidator(DecoratorHookResponse, 'response', { defaults: false });
@@ -31,6 +35,8 @@ interface Pools {
   children: Obj[];
   related: Obj[];
   statuses: Obj[];
+  /** Each ControlPlane of `cps` with the children and related objects it converged with. */
+  worlds: { cp: Obj; children: Obj[]; related: Obj[] }[];
 }
 
 async function pools(): Promise<Pools> {
@@ -43,6 +49,7 @@ async function pools(): Promise<Pools> {
     children,
     related: [...worlds.flatMap((w) => w.related), adminPasswordSecret(managedCP(), 'another-password')],
     statuses: worlds.flatMap((w) => (w.history ?? []).map((r) => r.status)),
+    worlds: [managedCP(), brownfieldCP()].map((cp, i) => ({ cp, children: worlds[i]!.children, related: worlds[i]!.related })),
   };
 }
 
@@ -62,37 +69,27 @@ function childArb(child: Obj): fc.Arbitrary<Obj> {
   });
 }
 
-/** Every path of the ControlPlane spec schema (array items as index 0), from its TypeBox schema. */
-function schemaPaths(schema: Obj, path: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
-  if (schema.type === 'object' && schema.properties) {
-    for (const [key, sub] of Object.entries(schema.properties as Obj)) {
-      out.push([...path, key]);
-      schemaPaths(sub as Obj, [...path, key], out);
-    }
-  } else if (schema.type === 'array' && schema.items) {
-    out.push([...path, 0]);
-    schemaPaths(schema.items as Obj, [...path, 0], out);
-  }
-  return out;
-}
 const SPEC_PATHS = schemaPaths(ControlPlaneSpec as unknown as Obj);
 
 /** What JSON can carry where it does not belong: null, numbers that overflowed, wrong types. */
-const wrongValue = fc.constantFrom<unknown>(null, Infinity, -Infinity, 0, -1, 1.5, 2 ** 53, '', 'x', true, [], [null], [{}], ['x'], {}, { a: 1 });
+const WRONG_VALUES: unknown[] = [null, Infinity, -Infinity, 0, -1, 1.5, 2 ** 53, '', 'x', true, [], [null], [{}], ['x'], {}, { a: 1 }];
+const wrongValue = fc.constantFrom<unknown>(...WRONG_VALUES);
 
-/** A valid spec with the value at one schema path (intermediate objects created) replaced by a wrong one. */
-const mutatedSpec = (p: Pools) =>
-  fc.record({ cp: fc.constantFrom(...p.cps), path: fc.constantFrom(...SPEC_PATHS), value: wrongValue }).map(({ cp, path, value }) => {
-    const spec = structuredClone(cp.spec) as Obj;
-    let holder: Obj = spec;
-    path.slice(0, -1).forEach((key, i) => {
-      const next = path[i + 1];
-      if (holder[key] === null || typeof holder[key] !== 'object') holder[key] = typeof next === 'number' ? [] : {};
-      holder = holder[key];
-    });
-    holder[path[path.length - 1]!] = value;
-    return spec;
+/** `spec` with the value at `path` (intermediate objects created) replaced by `value`. */
+function withValueAt(spec: Obj, path: (string | number)[], value: unknown): Obj {
+  const copy = structuredClone(spec);
+  let holder: Obj = copy;
+  path.slice(0, -1).forEach((key, i) => {
+    const next = path[i + 1];
+    if (holder[key] === null || typeof holder[key] !== 'object') holder[key] = typeof next === 'number' ? [] : {};
+    holder = holder[key];
   });
+  holder[path[path.length - 1]!] = value;
+  return copy;
+}
+
+/** A valid spec with the value at one schema path replaced by a wrong one. */
+const mutatedSpec = (p: Pools) => fc.record({ cp: fc.constantFrom(...p.cps), path: fc.constantFrom(...SPEC_PATHS), value: wrongValue }).map(({ cp, path, value }) => withValueAt(cp.spec, path, value));
 
 const hostileSpec = (p: Pools) =>
   fc.oneof(
@@ -164,6 +161,42 @@ function run(request: Obj, now: Date, finalizing: boolean): Obj {
   return (finalizing ? finalizeControlPlane(request as never, { now }) : syncControlPlane(request as never, { now, random: sequence() })) as Obj;
 }
 
+/** Sync keeps every observed child (but re-mint ACs), never finalizes, is schema valid, and (`full`) deterministic and CRD valid. */
+function checkSync(request: Obj, now: Date, full = true): void {
+  const response = run(request, now, false);
+  const kept = new Set(ids(response.children));
+  const remint = (response.status.conditions as Obj[]).some((c) => c.type === 'KORCReady' && c.reason === 'ReMinting');
+  if (remint) observedReMints++;
+  for (const o of observedOf(request)) {
+    const id = `${o.kind}/${o.metadata.name}`;
+    // The re-mint release: the AC while ReMinting, and an AC already Terminating (the
+    // release of an earlier answer; Metacontroller never deletes or recreates it again).
+    const released = o.kind === AC && (remint || o.metadata.deletionTimestamp !== undefined);
+    if (!kept.has(id) && !released) throw new Error(`left out ${id}`);
+  }
+  if (response.finalized === true) throw new Error('sync finalized');
+  if (full && JSON.stringify(run(request, now, false)) !== JSON.stringify(response)) throw new Error('not deterministic');
+  const schema = validResponse(response).errors;
+  if (schema.length > 0) throw new Error(`response schema: ${schema.join('; ')}`);
+  const crd = full ? crdErrors(response.children) : [];
+  if (crd.length > 0) throw new Error(`CRD: ${crd.slice(0, 3).join('; ')}`);
+}
+
+/** Finalize keeps every observed child but K-ORC ones (until finalized), is schema valid, and (`full`) deterministic and CRD valid. */
+function checkFinalize(request: Obj, now: Date, full = true): void {
+  const response = run(request, now, true);
+  const kept = new Set(ids(response.children));
+  for (const o of observedOf(request)) {
+    const id = `${o.kind}/${o.metadata.name}`;
+    if (!kept.has(id) && !isOrc(o) && response.finalized !== true) throw new Error(`left out ${id}`);
+  }
+  if (full && JSON.stringify(run(request, now, true)) !== JSON.stringify(response)) throw new Error('not deterministic');
+  const schema = validResponse(response).errors;
+  if (schema.length > 0) throw new Error(`response schema: ${schema.join('; ')}`);
+  const crd = full ? crdErrors(response.children) : [];
+  if (crd.length > 0) throw new Error(`CRD: ${crd.slice(0, 3).join('; ')}`);
+}
+
 let observedReMints = 0;
 let fixedPointsChecked = 0;
 
@@ -171,27 +204,34 @@ t.test('pools', async (t) => {
   const p = await pools();
   t.ok(p.children.length > 20);
 
+  // Every schema path meets every wrong value, whatever the generator draws (it draws a sample).
+  // Determinism and the children's CRDs are checked on the generated requests below, not here.
+  t.test(`sync and finalize: every wrong value at every one of the ${SPEC_PATHS.length} schema paths`, async (t) => {
+    const failures: string[] = [];
+    let checked = 0;
+    for (const { cp, children, related } of p.worlds) {
+      for (const path of SPEC_PATHS) {
+        for (const value of WRONG_VALUES) {
+          const parent: Obj = { ...structuredClone(cp), spec: withValueAt(cp.spec, path, value) };
+          const deleting: Obj = { ...parent, metadata: { ...parent.metadata, deletionTimestamp: '2026-11-21T11:50:00Z' } };
+          for (const [hook, check] of [['sync', () => checkSync(syncRequest(parent, children, related), FIXED_NOW, false)], ['finalize', () => checkFinalize(syncRequest(deleting, children, related, true), FIXED_NOW, false)]] as const) {
+            try {
+              check();
+            } catch (err) {
+              failures.push(`${hook} ${cp.metadata.name} spec.${path.join('.')} = ${JSON.stringify(value) ?? String(value)}: ${(err as Error).message}`);
+            }
+            checked++;
+          }
+        }
+      }
+    }
+    t.same(failures.slice(0, 10), [], `${checked} requests, ${failures.length} failed`);
+    t.equal(checked, p.worlds.length * SPEC_PATHS.length * WRONG_VALUES.length * 2);
+  });
+
   t.test(`sync: ${RUNS} generated requests`, async (t) => {
     fc.assert(
-      fc.property(requestArb(p, false), ({ request, now }) => {
-        const response = run(request, now, false);
-        const kept = new Set(ids(response.children));
-        const remint = (response.status.conditions as Obj[]).some((c) => c.type === 'KORCReady' && c.reason === 'ReMinting');
-        if (remint) observedReMints++;
-        for (const o of observedOf(request)) {
-          const id = `${o.kind}/${o.metadata.name}`;
-          // The re-mint release: the AC while ReMinting, and an AC already Terminating (the
-          // release of an earlier answer; Metacontroller never deletes or recreates it again).
-          const released = o.kind === AC && (remint || o.metadata.deletionTimestamp !== undefined);
-          if (!kept.has(id) && !released) throw new Error(`left out ${id}`);
-        }
-        if (response.finalized === true) throw new Error('sync finalized');
-        if (JSON.stringify(run(request, now, false)) !== JSON.stringify(response)) throw new Error('not deterministic');
-        const schema = validResponse(response).errors;
-        if (schema.length > 0) throw new Error(`response schema: ${schema.join('; ')}`);
-        const crd = crdErrors(response.children);
-        if (crd.length > 0) throw new Error(`CRD: ${crd.slice(0, 3).join('; ')}`);
-      }),
+      fc.property(requestArb(p, false), ({ request, now }) => checkSync(request, now)),
       { numRuns: RUNS, seed: SEED },
     );
     t.pass(`${RUNS} requests: nothing left out but re-mint ACs (${observedReMints} re-mints), deterministic, schema and CRD valid, never finalized`);
@@ -223,19 +263,7 @@ t.test('pools', async (t) => {
 
   t.test(`finalize: ${RUNS} generated requests`, async (t) => {
     fc.assert(
-      fc.property(requestArb(p, true), ({ request, now }) => {
-        const response = run(request, now, true);
-        const kept = new Set(ids(response.children));
-        for (const o of observedOf(request)) {
-          const id = `${o.kind}/${o.metadata.name}`;
-          if (!kept.has(id) && !isOrc(o) && response.finalized !== true) throw new Error(`left out ${id}`);
-        }
-        if (JSON.stringify(run(request, now, true)) !== JSON.stringify(response)) throw new Error('not deterministic');
-        const schema = validResponse(response).errors;
-        if (schema.length > 0) throw new Error(`response schema: ${schema.join('; ')}`);
-        const crd = crdErrors(response.children);
-        if (crd.length > 0) throw new Error(`CRD: ${crd.slice(0, 3).join('; ')}`);
-      }),
+      fc.property(requestArb(p, true), ({ request, now }) => checkFinalize(request, now)),
       { numRuns: RUNS, seed: SEED + 2 },
     );
     t.pass(`${RUNS} requests: only K-ORC children left out, deterministic, valid`);

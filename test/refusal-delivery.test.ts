@@ -48,7 +48,7 @@ t.test('413 and 429 reach a client that writes its whole body first', async (t) 
   const hold = net.connect(port, '127.0.0.1');
   hold.on('error', () => undefined);
   hold.write(declared(LIMIT));
-  await sleep(50);
+  for (const deadline = Date.now() + 60_000; app.c5c3.inflightBytes() === 0 && Date.now() < deadline; ) await sleep(5);
   t.equal(app.c5c3.inflightBytes(), LIMIT);
   const body = Buffer.alloc(LIMIT, 0x20);
   for (const readAfterMs of [0, 100]) t.equal(await naive(port, declared(body.length), body, readAfterMs), 'HTTP/1.1 429 Too Many Requests', `429, read after ${readAfterMs} ms`);

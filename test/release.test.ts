@@ -104,3 +104,18 @@ t.test('README: the files its commands name exist, and the documented NetworkPol
   t.match(readme, /^```sh\nnpm ci && npm start\n```/m, 'starts with install and run');
   t.match(readme, /^```sh\nnpm test\n```/m, 'then the tests');
 });
+
+t.test('the long tier: not in npm test, run once by npm run e2e before its cluster, named in the README', async (t) => {
+  t.ok((pkg.tap.exclude as string[]).includes('test/long/**'), 'npm test leaves test/long/ out');
+  t.match(pkg.scripts.e2e, / && node scripts\/e2e\.mjs$/, 'npm run e2e runs the wrapper after the build');
+  const wrapper = read('scripts/e2e.mjs');
+  const long = wrapper.indexOf("'test-long.mjs'");
+  t.ok(long > 0 && long < wrapper.indexOf("'run.js'"), 'the long tier first, then the cluster suite');
+  const tier = read('scripts/test-long.mjs');
+  t.match(tier, /readdirSync\(join\(root, 'test', 'long'\)\)/, 'every file of test/long/');
+  t.match(tier, /join\('test', 'properties\.test\.ts'\)/, 'and the property test again');
+  t.match(tier, /DEEP_PROPERTY_RUNS = '10000'/, 'at the run count the unit tier had before');
+  const tests = read('README.md').split('\n## Tests\n')[1]!.split('\n## ')[0]!;
+  t.match(tests, /`test\/long\/`/, 'README, Tests: where the long tier runs');
+  t.match(tests, /`npm run e2e`/);
+});

@@ -1,7 +1,9 @@
 // The built server as a process: SIGTERM during an in-flight request lets it finish, refuses
-// new connections, and exits 0. (`npm test` builds first: see the pretest script.)
-import t from 'tap';
-import { spawn } from 'node:child_process';
+// new connections, and exits 0; keep-alive clients are answered, never reset. Each step waits for
+// what it needs (the server's log, its in-flight bytes, answers), not for a time. (`npm test`
+// builds first: see the pretest script.)
+import t, { type Test } from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -10,27 +12,66 @@ import { REPO_ROOT, fixtureControlPlane } from './support/shared.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-t.test('SIGTERM: in-flight requests complete, new ones are refused, exit code 0', async (t) => {
+interface Served {
+  port: number;
+  child: ChildProcess;
+  exited: Promise<unknown[]>;
+  /** Everything the server wrote to stdout so far. */
+  output: () => string;
+  /** Resolves once the server's stdout matches `pattern`. */
+  logged: (pattern: RegExp) => Promise<void>;
+}
+
+/** The built server as a process on a free port (killed at the end of the test), once it listens. */
+async function serve(t: Test, env: Record<string, string> = {}): Promise<Served> {
   const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = once(child, 'exit');
   t.teardown(() => child.kill('SIGKILL'));
   let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', () => reject(new Error(`server exited early: ${output}`)));
+  const waiting: { pattern: RegExp; resolve: () => void }[] = [];
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+    for (const w of waiting.filter((w) => w.pattern.test(output))) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.resolve();
+    }
   });
+  const logged = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      if (pattern.test(output)) return resolve();
+      waiting.push({ pattern, resolve });
+      void exited.then(() => reject(new Error(`server exited before logging ${pattern}: ${output}`)));
+    });
+  await logged(/listening at http:\/\/127\.0\.0\.1:\d+/);
+  const port = Number(/listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)![1]);
+  return { port, child, exited, output: () => output, logged };
+}
+
+/** Bytes of hook bodies the server holds now (its in-flight budget, from /metrics). */
+async function inflightBytes(port: number): Promise<number> {
+  const text = await new Promise<string>((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: '/metrics', agent: false }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve(body));
+    })
+      .on('error', reject)
+      .end();
+  });
+  return Number(/^c5c3_hooks_inflight_bytes (\d+)$/m.exec(text)?.[1] ?? NaN);
+}
+
+t.test('SIGTERM: in-flight requests complete, new ones are refused, exit code 0', async (t) => {
+  const { port, child, exited, output, logged } = await serve(t);
 
   const body = Buffer.from(JSON.stringify({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') }));
   // Several requests in flight: headers and part of the body in, the rest after SIGTERM.
-  const send = (delayMs: number) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
+  const send = () => {
+    let finish = () => {};
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(
         { host: '127.0.0.1', port, method: 'POST', path: '/controlplane/customize', headers: { 'content-type': 'application/json', 'content-length': body.length } },
         (res) => {
@@ -41,48 +82,43 @@ t.test('SIGTERM: in-flight requests complete, new ones are refused, exit code 0'
       );
       req.on('error', reject);
       req.write(body.subarray(0, 100));
-      setTimeout(() => req.end(body.subarray(100)), delayMs);
+      finish = () => req.end(body.subarray(100));
     });
-  const responses = [send(500), send(600), send(700)];
+    return { answered, finish: () => finish() };
+  };
+  const calls = [send(), send(), send()];
 
-  await sleep(200); // the request is in flight: headers and part of the body are in
+  // In flight: the server admitted all three (headers in, bodies held), however long that took.
+  while ((await inflightBytes(port)) < 3 * body.length) await sleep(20);
   child.kill('SIGTERM');
-  await sleep(200);
-  const refused = await new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.on('connect', () => {
-      socket.destroy();
-      resolve(false);
+  await logged(/shutting down/);
+  const attempt = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.on('error', () => resolve(true));
     });
-    socket.on('error', () => resolve(true));
-  });
-  t.ok(refused, 'a new connection is refused once shutdown began');
+  // The listener closes right after that line (no shutdown delay here), but the line can reach us
+  // before the close runs: try until refused, while the three bodies are still unfinished.
+  let refused = false;
+  for (let i = 0; i < 1000 && !(refused = await attempt()); i++) await sleep(10);
+  t.ok(refused, 'a new connection is refused once shutdown began, while requests are still in flight');
 
-  for (const res of await Promise.all(responses)) {
+  for (const call of calls) call.finish();
+  for (const res of await Promise.all(calls.map((c) => c.answered))) {
     t.equal(res.status, 200, 'an in-flight request completed');
     t.match(JSON.parse(res.text), { relatedResources: Array });
   }
   const [code] = await exited;
   t.equal(code, 0, 'exit code 0');
-  t.match(output, /shutting down/);
+  t.match(output(), /shutting down/);
 });
 
 t.test('SIGTERM with keep-alive clients: every call the server received is answered (200 or 503), none reset', async (t) => {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_SECONDS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = once(child, 'exit');
-  t.teardown(() => child.kill('SIGKILL'));
-  let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', () => reject(new Error(`server exited early: ${output}`)));
-  });
+  const { port, child, exited } = await serve(t, { SHUTDOWN_DELAY_SECONDS: '1' });
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   t.teardown(() => agent.destroy());
   const body = Buffer.from(JSON.stringify({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') }));
@@ -108,7 +144,8 @@ t.test('SIGTERM with keep-alive clients: every call the server received is answe
       if (outcome === 'ECONNREFUSED') await sleep(20);
     }
   });
-  await sleep(300);
+  // Every client holds a kept-alive connection the server has answered on, however long that took.
+  while ((outcomes.get('200') ?? 0) < 8) await sleep(10);
   child.kill('SIGTERM');
   const [code] = await exited;
   await Promise.all(clients);

@@ -252,6 +252,6 @@ t.test('Keystone: InvalidRotationInterval stops the chain and keeps the Keystone
 t.test('Keystone: WaitingForInfrastructure when InfrastructureReady is not True (the gate)', async (t) => {
   const result = keystoneStage.run(stageInput(managedCP(), [], [clusterSecretStore()]));
   t.match(result.condition, { status: 'False', reason: 'WaitingForInfrastructure' });
-  t.same(result.outcome, { kind: 'waiting', requeueSeconds: 5 });
+  t.same(result.outcome, { kind: 'waiting', requeueSeconds: 15 }, 'the infrastructure interval, as seed 000 sends it');
   t.same(result.children, [], 'no Keystone CR while infrastructure is not ready');
 });

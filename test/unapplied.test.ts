@@ -72,3 +72,20 @@ t.test('a child not carrying what was asked: KeystoneError with the fields; a ne
   t.match(conditionOf(done.status, 'KeystoneReady'), { status: 'True' });
   t.notOk('unappliedChildren' in done.status);
 });
+
+t.test('the admin Domain and User imports still absent 5 minutes after they were asked for: DomainError, UserError (not ApplicationCredentialError)', async (t) => {
+  const { app } = await testServer({ clock: () => at('2026-11-21T12:00:00Z') });
+  t.teardown(() => app.close());
+  const world = await converge(app, managedCP());
+  for (const [kind, reason] of [['Domain', 'DomainError'], ['User', 'UserError']] as const) {
+    // The API server keeps refusing the one import (or the AC): it never appears among the children.
+    const children = world.children.filter((c) => c.kind !== kind);
+    const asked = await sync(app, world.parent, children, world.related);
+    t.ok((asked.status.unappliedChildren as Obj[]).some((e) => e.kind === kind), `${kind}: tracked from the first ask`);
+    const { app: overdue } = await testServer({ clock: () => at('2026-11-21T12:06:00Z') });
+    t.teardown(() => overdue.close());
+    const refused = await sync(overdue, { ...world.parent, status: asked.status }, children, world.related);
+    t.match(conditionOf(refused.status, 'KORCReady'), { status: 'False', reason, message: new RegExp(`${kind} \\S+ still does not exist 6 minutes after it was asked for`) }, kind);
+    t.equal(refused.resyncAfterSeconds, 10, `${kind}: the KORC interval`);
+  }
+});

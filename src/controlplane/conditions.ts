@@ -75,6 +75,9 @@ export const REASON = {
   ReMinting: 'ReMinting',
   ReMintStalled: 'ReMintStalled',
   ApplicationCredentialError: 'ApplicationCredentialError',
+  // the admin Domain and User imports (not in the seed's table: named like its other `<Kind>Error`s)
+  DomainError: 'DomainError',
+  UserError: 'UserError',
   SecretError: 'SecretError',
   ApplicationCredentialFailed: 'ApplicationCredentialFailed',
   WaitingForApplicationCredential: 'WaitingForApplicationCredential',
@@ -150,7 +153,6 @@ export type Decision = ConditionDecision<Reason>;
 /** Requeue intervals in seconds (docs/architecture.md §7.2). */
 export const REQUEUE = {
   infra: 15,
-  keystoneGate: 5,
   keystone: 15,
   dbCredentials: 10,
   adminPassword: 10,

@@ -71,8 +71,10 @@ function errorReason(conditionType: SubConditionType, child: KubeObject): Reason
     case 'Secret':
       return child.metadata.name.endsWith('-admin-password-cloud') ? REASON.PasswordCloudError : REASON.SecretError;
     default:
-      // K-ORC objects: the admin chain's (KORC) or a service's account (User, RoleAssignment, imports).
-      return conditionType === CONDITION.KORC ? REASON.ApplicationCredentialError : REASON.ServiceAccountError;
+      // K-ORC objects: the admin chain's (KORC: the AC and the Domain and User it imports) or a
+      // service's account (User, RoleAssignment, imports).
+      if (conditionType !== CONDITION.KORC) return REASON.ServiceAccountError;
+      return child.kind === 'Domain' ? REASON.DomainError : child.kind === 'User' ? REASON.UserError : REASON.ApplicationCredentialError;
   }
 }
 

@@ -59,7 +59,8 @@ function decide(cr: CredentialRotationParent, generation: number, latched: numbe
       ? done(ROTATION_REASON.BootstrapComplete, `ApplicationCredential ${acName} exists`)
       : wait(ROTATION_REASON.WaitingForBootstrap, `Waiting for ControlPlane ${cp.metadata.name} to mint ApplicationCredential ${acName}`);
   }
-  const cannotAct = findCondition(cp, CONDITION.KORC)?.reason === CP_REASON.WaitingForAdminPassword;
+  const korcReason = findCondition(cp, CONDITION.KORC)?.reason;
+  const cannotAct = korcReason === CP_REASON.WaitingForAdminPassword || korcReason === CP_REASON.AdminPasswordError;
   if (spec.reMint === true && latched !== generation) {
     if (cannotAct) return wait(ROTATION_REASON.WaitingForAdminPassword, `ControlPlane ${cp.metadata.name} is waiting for the admin password; the re-mint is requested once it can act`);
     // The handshake table (docs/architecture.md §3.7), "no AC at all": nothing to rotate yet; latched once an AC exists (one

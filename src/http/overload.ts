@@ -30,6 +30,8 @@ export interface OverloadPluginOptions {
   bodyLimit: number;
   /** Handed the in-flight budget (readiness and the metrics read it). */
   onBudget?: (budget: InflightBudget) => void;
+  /** The budget's clock (ms; default Date.now): when refusals began. */
+  now?: () => number;
 }
 
 export const overloadPlugin = fp(
@@ -50,7 +52,7 @@ export const overloadPlugin = fp(
       });
     }
 
-    const budget = inflightBudget(options.maxInflightBytes, options.bodyLimit);
+    const budget = inflightBudget(options.maxInflightBytes, options.bodyLimit, options.now);
     options.onBudget?.(budget);
     app.addHook('onRequest', async (request, reply) => {
       const hook = hookOf(request);

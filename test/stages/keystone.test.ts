@@ -12,7 +12,7 @@ t.test('gate: while InfrastructureReady is not True, nothing is created', async 
   const r = run(keystoneStage, { parent: managedCP(), children: [], related: [] }, { decided: new Map() });
   t.match(r.condition, { status: 'False', reason: 'WaitingForInfrastructure', message: 'Waiting for InfrastructureReady' });
   t.same(r.children, []);
-  t.same(r.outcome, { kind: 'waiting', requeueSeconds: 5 });
+  t.same(r.outcome, { kind: 'waiting', requeueSeconds: 15 }, 'what seed 000 sends while InfrastructureReady is not True (its 5 s gate is never sent)');
 });
 
 t.test('the Keystone CR is projected; WaitingForKeystone until Ready at its generation', async (t) => {

@@ -104,3 +104,26 @@ t.test('scheduled rotation: a due replacement is minted alongside, unless a rele
   t.notOk(held.releases);
   t.match(held.condition, { status: 'True', message: /is due and waits while a release rollout is in progress/ });
 });
+
+t.test('an admin password that cannot be read (not a string, not base64, not UTF-8): AdminPasswordError, no value in the message', async (t) => {
+  const ref = adminPasswordSecret(converged.parent);
+  const key = Object.keys(ref.data)[0]!;
+  const withValue = (value: unknown): StageWorld => ({
+    ...converged,
+    related: [...converged.related.filter((r) => !(r.kind === 'Secret' && r.metadata.name === ref.metadata.name)), { ...ref, data: { [key]: value } }],
+  });
+  for (const [value, why] of [
+    [42, /is a number, not base64 text/],
+    [{ a: 1 }, /is an object, not base64 text/],
+    ['p@ss word!', /is not base64/],
+    [Buffer.from([0xff, 0xfe, 0x41]).toString('base64'), /is not UTF-8 text/],
+  ] as const) {
+    const r = run(korcStage, withValue(value));
+    t.match(r.condition, { status: 'False', reason: 'AdminPasswordError', message: why }, JSON.stringify(value));
+    t.notMatch(r.condition.message, typeof value === 'string' ? value : JSON.stringify(value), 'the value is not in the message');
+    t.same(r.outcome, { kind: 'failed', requeueSeconds: 10 });
+    t.same(r.children, []);
+  }
+  t.match(run(korcStage, withValue('')).condition, { reason: 'WaitingForAdminPassword' }, 'an empty value is still a missing one');
+  t.match(run(korcStage, withPassword(converged, 's3cr3t-Admin-Passw0rd')).condition, { status: 'True' }, 'a readable one is read');
+});

@@ -16,7 +16,10 @@ export const keystoneStage: Stage = {
   reads: ['spec.openStackRelease', 'spec.rolloutDeadline', 'spec.region', 'spec.services', 'spec.global', 'spec.infrastructure'],
   interval: REQUEUE.keystone,
   run(input): StageResult {
-    const gated = gate(input, CONDITION.Infrastructure, REASON.WaitingForInfrastructure, REQUEUE.keystoneGate);
+    // Seed 000 lists 5 s for this gate, but never sends it: reconcileInfrastructure returns (15 s)
+    // whenever InfrastructureReady is not True, as stage 1 does here. The gate asks for what the
+    // seed sends while infrastructure is not ready (docs/architecture.md §7.2).
+    const gated = gate(input, CONDITION.Infrastructure, REASON.WaitingForInfrastructure, REQUEUE.infra);
     if (gated) return gated;
     const interval = input.spec.services.keystone.rotationInterval;
     const cron = interval === undefined ? undefined : intervalToCron(interval);

@@ -9,7 +9,7 @@ import { sha256Hex } from '../../k8s/secret.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS, type Reason } from '../conditions.js';
 import { secondsSince } from '../../k8s/conditions.js';
 import { ANNOTATION, childNames } from '../names.js';
-import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
+import { complete, failed, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 import { readAdminPassword } from '../credential/password.js';
 import { keptAc, managedResource, mintedAc } from '../credential/application-credential.js';
 import { annotationOf } from '../../k8s/read.js';
@@ -170,6 +170,13 @@ export const korcStage: Stage = {
       return {
         condition: { status: 'False', reason: REASON.WaitingForAdminPassword, message: `Waiting for the admin password: ${password.detail}` },
         outcome: waiting(REQUEUE.korc),
+        children: [],
+      };
+    }
+    if (password.kind === 'unreadable') {
+      return {
+        condition: { status: 'False', reason: REASON.AdminPasswordError, message: `Cannot read the admin password: ${password.detail}` },
+        outcome: failed(REQUEUE.korc),
         children: [],
       };
     }

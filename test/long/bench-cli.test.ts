@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from './support/shared.js';
+import { REPO_ROOT } from '../support/shared.js';
 
 // Two smoke runs of about 15 s each, on a machine that may be busy.
 t.setTimeout(300_000);

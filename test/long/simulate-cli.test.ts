@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { REPO_ROOT } from './support/shared.js';
+import { REPO_ROOT } from '../support/shared.js';
 
 const CLI = join(REPO_ROOT, 'dist', 'cli', 'simulate.js');
 const example = (file: string) => join(REPO_ROOT, 'examples', file);

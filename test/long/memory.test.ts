@@ -9,8 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { REPO_ROOT, type Obj } from './support/shared.js';
-import { BODY_DENSITY } from '../src/json-body.js';
+import { REPO_ROOT, type Obj } from '../support/shared.js';
+import { BODY_DENSITY } from '../../src/json-body.js';
 
 const MiB = 1024 * 1024;
 const deployment = parse(readFileSync(join(REPO_ROOT, 'manifests/deployment.yaml'), 'utf8')) as Obj;

@@ -3,12 +3,12 @@
 // K-ORC authenticating after every round, the status fields, then a 200-day outage past expiry
 // that ends in exactly one break-before-make re-mint.
 import t from 'tap';
-import { simulation } from './support/simulation.js';
-import { PHASES, runPhase, conditionOf } from '../src/sim/scenarios.js';
-import { SCHEDULE } from '../src/sim/scheduled-phases.js';
-import { DAY_MS } from '../src/controlplane/credential/schedule.js';
-import { managedCP } from './support/sync.js';
-import type { Obj } from './support/shared.js';
+import { simulation } from '../support/simulation.js';
+import { PHASES, runPhase, conditionOf } from '../../src/sim/scenarios.js';
+import { SCHEDULE } from '../../src/sim/scheduled-phases.js';
+import { DAY_MS } from '../../src/controlplane/credential/schedule.js';
+import { managedCP } from '../support/sync.js';
+import type { Obj } from '../support/shared.js';
 
 t.test('scheduled: 400 days, four make-before-break rotations, never without a credential K-ORC can use', async (t) => {
   const { sim, cp } = await simulation(t, managedCP(), 'scheduled');
