@@ -5,7 +5,7 @@
 // call is replaced) and by the ControlPlane hook (condition messages copied from children never
 // carry one into the status).
 import { parse } from 'yaml';
-import { BoundedMemo } from '../memo.js';
+import { BoundedMemo, MEMO } from '../memo.js';
 
 /** Values shorter than this are replaced only where they stand whole, never inside other text. */
 export const MIN_SECRET_LENGTH = 6;
@@ -70,7 +70,7 @@ export function cloudAuthSecrets(doc: JsonObject): { value: string; replace: (te
  * sync of a ControlPlane): parsing is the costly part, the answer a pure function of the text.
  * Documents above 16 KiB are parsed every time (nothing large is kept).
  */
-const documentValues = new BoundedMemo<readonly string[]>(256, { maxKey: 16 * 1024 });
+const documentValues = new BoundedMemo<readonly string[]>(256, { maxKey: 16 * 1024, name: MEMO.secretValues });
 
 /** The secret values one Secret value stands for: itself, and a clouds.yaml's auth secrets. */
 export function valuesOfSecretText(text: string): readonly string[] {

@@ -6,7 +6,7 @@
 import type { CompositeHookResponse, ObjectMap } from '../api/hooks.js';
 import { isObject } from '../k8s/read.js';
 import { secretDataEntries, secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
-import { BoundedMemo } from '../memo.js';
+import { BoundedMemo, MEMO } from '../memo.js';
 
 export const REDACTED_VALUE = '[redacted]';
 
@@ -25,7 +25,7 @@ function objectsOf(...maps: (ObjectMap | undefined)[]): unknown[] {
  * length-prefixed, so no two lists share a key), so a remembered call neither decodes nor parses;
  * undefined when the Secrets hold no value.
  */
-const replacers = new BoundedMemo<ValueReplacer | undefined>(64, { maxKey: 64 * 1024 });
+const replacers = new BoundedMemo<ValueReplacer | undefined>(64, { maxKey: 64 * 1024, name: MEMO.redactStatus });
 
 /** What secretValuesOf reads of `objects`, as one unambiguous text (each entry tagged and length-prefixed). */
 function secretDataKey(objects: unknown[]): string {

@@ -21,7 +21,7 @@ import { activeSchedule, type Schedule } from './credential/schedule.js';
 import { ClockFreeValue, StageMemo } from './stage-memo.js';
 import type { CredentialStatus } from './credential/credential-status.js';
 import type { RolloutPlan } from './rollout/rollout.js';
-import { deepFreeze } from '../memo.js';
+import { countLookup, deepFreeze, MEMO } from '../memo.js';
 
 export interface RequestReading extends SpecReading {
   cp: ControlPlaneRef;
@@ -52,8 +52,12 @@ const kept = new WeakMap<object, RequestReading>();
 
 /** The reading of `request`: kept with a frozen (remembered, shared) request, else read afresh. */
 export function readRequest(request: ControlPlaneHookRequest): RequestReading {
-  if (!Object.isFrozen(request)) return read(request, undefined);
+  if (!Object.isFrozen(request)) {
+    countLookup(MEMO.requestReading, false);
+    return read(request, undefined);
+  }
   let reading = kept.get(request);
+  countLookup(MEMO.requestReading, reading !== undefined);
   if (reading === undefined) kept.set(request, (reading = read(request, { stages: new StageMemo(), credential: new ClockFreeValue(), rollout: new ClockFreeValue() })));
   return reading;
 }

@@ -8,7 +8,7 @@ import { at, isObject, isObjectName, stringAt } from '../k8s/read.js';
 import { HTTP_METHODS, type AccessRule } from './credential/application-credential.js';
 import { childNames } from './names.js';
 import { ownedNameProblem } from '../api/owned-names.js';
-import { BoundedMemo, deepFreeze, exactKey } from '../memo.js';
+import { BoundedMemo, deepFreeze, exactKey, MEMO } from '../memo.js';
 
 const validateSpec = compileValidator<ControlPlaneSpec>(ControlPlaneSpec, 'spec');
 
@@ -69,7 +69,7 @@ const refused = <T>(errors: string[]): Resolved<T> => ({ ok: false, errors });
  * is frozen through: a stage that tried to change it would throw (no stage does). Specs above
  * 64 Ki characters are read every time.
  */
-const readings = new BoundedMemo<SpecReading>(256, { maxKey: 64 * 1024 });
+const readings = new BoundedMemo<SpecReading>(256, { maxKey: 64 * 1024, name: MEMO.spec });
 
 /** `spec` of the ControlPlane named `cp`: defaulted, validated and resolved. */
 export function readSpec(raw: unknown, cp: string): SpecReading {

@@ -18,7 +18,7 @@
 // and for the two values sync computes from the request and the clock before the stages (the
 // credential status and the rollout plan: ClockFreeValue).
 import type { Condition } from '../k8s/conditions.js';
-import { deepFreeze, exactKey } from '../memo.js';
+import { countLookup, deepFreeze, exactKey, MEMO } from '../memo.js';
 import type { StageInput, StageResult } from './stage.js';
 import type { Unapplied } from './unapplied.js';
 
@@ -43,6 +43,12 @@ export class StageMemo {
 
   /** The kept result of `stage` when this call's values hold every value it read; else undefined. */
   lookup(stage: string, input: Pick<StageInput, 'decided' | 'rollout'>): Kept | undefined {
+    const kept = this.matching(stage, input);
+    countLookup(MEMO.stageResult, kept !== undefined);
+    return kept;
+  }
+
+  private matching(stage: string, input: Pick<StageInput, 'decided' | 'rollout'>): Kept | undefined {
     const kept = this.kept.get(stage);
     if (kept === undefined) return undefined;
     if (kept.reads.rollout !== undefined && kept.reads.rollout !== rolloutKey(input.rollout)) return undefined;
@@ -53,6 +59,12 @@ export class StageMemo {
   keep(stage: string, reads: StageReads, result: StageResult, unapplied: Unapplied | undefined): void {
     this.kept.set(stage, deepFreeze({ reads, result, ...(unapplied ? { unapplied } : {}) }));
   }
+}
+
+/** A stage of a request that is not remembered, computed (a miss): undefined, as a lookup that found nothing. */
+export function stageComputed(): undefined {
+  countLookup(MEMO.stageResult, false);
+  return undefined;
 }
 
 /**
@@ -133,6 +145,7 @@ export class ClockFreeValue<T> {
   private kept: { value: T } | undefined;
 
   get(now: Date, compute: (now: () => Date) => T): T {
+    countLookup(MEMO.clockFree, this.kept !== undefined);
     if (this.kept) return this.kept.value;
     let read = false;
     const value = compute(() => {
@@ -142,6 +155,12 @@ export class ClockFreeValue<T> {
     if (!read) this.kept = { value: deepFreeze(value) };
     return value;
   }
+}
+
+/** A value ClockFreeValue would keep, computed for a request that is not remembered (a miss). */
+export function computedAfresh<T>(compute: (now: () => Date) => T, now: Date): T {
+  countLookup(MEMO.clockFree, false);
+  return compute(() => now);
 }
 
 const conditionKey = (c: Condition | undefined): string | undefined => (c === undefined ? undefined : exactKey(c));

@@ -7,6 +7,7 @@ import { REASON, REQUEUE } from './conditions.js';
 import { runPipeline, type StageTrace } from './pipeline.js';
 import { buildStatus } from './status.js';
 import { readRequest } from './request-reading.js';
+import { computedAfresh } from './stage-memo.js';
 import { credentialStatus } from './credential/credential-status.js';
 import { carriedRollout, finishRollout, planRollout, stageView, stayed, type RolloutOutcome, type RolloutPlan } from './rollout/rollout.js';
 import { GVK } from '../k8s/kinds.js';
@@ -25,7 +26,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   const { cp, spec, errors, resolved, children, related, previous, incumbent, schedule, previousUnapplied, kept } = readRequest(request);
   // Computed with the clock, kept with a remembered request when they did not read it (stage-memo.ts).
   const readCredential = (now: () => Date) => credentialStatus(cp, children, parent.status, now, schedule);
-  const credential = kept ? kept.credential.get(context.now, readCredential) : readCredential(() => context.now);
+  const credential = kept ? kept.credential.get(context.now, readCredential) : computedAfresh(readCredential, context.now);
   const statusBase = { cp, spec, credential, previous, now: context.now };
 
   if (incumbent !== undefined) {
@@ -58,7 +59,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
       observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
       now,
     });
-  const plan = kept ? kept.rollout.get(context.now, readPlan) : readPlan(() => context.now);
+  const plan = kept ? kept.rollout.get(context.now, readPlan) : computedAfresh(readPlan, context.now);
   const run = (p: RolloutPlan) =>
     runPipeline(
       { cp, spec, specErrors: errors, resolved, children, related, previous, credential, parentAnnotations: annotationsOf(parent), now: context.now, random: context.random, rollout: stageView(p) },

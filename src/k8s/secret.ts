@@ -2,7 +2,7 @@
 // with `data` only (never `stringData`, docs/architecture.md §2.6), keys sorted.
 import { createHash } from 'node:crypto';
 import { at } from './read.js';
-import { BoundedMemo } from '../memo.js';
+import { BoundedMemo, MEMO } from '../memo.js';
 
 /**
  * Decoded and encoded values and digests of the last calls: the stages read and write the same
@@ -10,7 +10,7 @@ import { BoundedMemo } from '../memo.js';
  * several times per call and on every call of a ControlPlane. Pure functions of their text
  * (memo.ts); values above 4 KiB are computed every time (at most 512 × 4 KiB per memo).
  */
-const BOUNDS = { maxKey: 4 * 1024 };
+const BOUNDS = { maxKey: 4 * 1024, name: MEMO.secret };
 const decoded = new BoundedMemo<string>(512, BOUNDS);
 const encoded = new BoundedMemo<string>(512, BOUNDS);
 const digests = new BoundedMemo<string>(512, BOUNDS);

@@ -7,7 +7,7 @@ import { parse, stringify } from 'yaml';
 import { isObject } from '../../k8s/read.js';
 import { OPENSTACK_ADMIN, keystoneInternalUrl } from '../names.js';
 import type { StageInput } from '../stage.js';
-import { BoundedMemo, exactKey } from '../../memo.js';
+import { BoundedMemo, exactKey, MEMO } from '../../memo.js';
 
 /** K-ORC runs in-cluster: every clouds.yaml selects the internal endpoints. */
 export const ENDPOINT_TYPE = 'internal';
@@ -30,8 +30,8 @@ export function cloudTarget(input: Pick<StageInput, 'cp' | 'spec'>, cloudName: s
  * ControlPlanes per replica at a few hundred bytes each.
  */
 const MEMO_ENTRIES = 256;
-const rendered = new BoundedMemo<string>(MEMO_ENTRIES);
-const parsed = new BoundedMemo<ParsedCloud>(MEMO_ENTRIES);
+const rendered = new BoundedMemo<string>(MEMO_ENTRIES, { name: MEMO.cloudsYaml });
+const parsed = new BoundedMemo<ParsedCloud>(MEMO_ENTRIES, { name: MEMO.cloudsYaml });
 
 function render(target: CloudTarget, auth: Record<string, string>, authType?: string): string {
   const key = exactKey([target.cloudName, target.region, authType, auth]);
