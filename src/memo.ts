@@ -41,6 +41,15 @@ export const MEMO = {
 } as const;
 export type MemoName = (typeof MEMO)[keyof typeof MEMO];
 
+/**
+ * How many ControlPlanes one replica's content memos are sized for: the values they keep (a spec
+ * read, a clouds.yaml rendered or parsed, a Secret value decoded, the redaction needles of a
+ * ControlPlane's Secrets) stay the same while a ControlPlane is converged, so each is found again
+ * on its next resync however many others resynced in between, as long as the memo holds the
+ * whole fleet. Each memo is also bounded by the characters of its keys (memory, whatever the fleet).
+ */
+export const FLEET_MEMO_CONTROLPLANES = 1024;
+
 /** Hits and misses of each named memo since the process started (counts only: never keys or values). */
 const LOOKUPS = new Map<MemoName, { hit: number; miss: number }>(Object.values(MEMO).map((name) => [name, { hit: 0, miss: 0 }]));
 

@@ -6,7 +6,7 @@
 import type { CompositeHookResponse, ObjectMap } from '../api/hooks.js';
 import { isObject } from '../k8s/read.js';
 import { secretDataEntries, secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
-import { BoundedMemo, MEMO } from '../memo.js';
+import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from '../memo.js';
 
 export const REDACTED_VALUE = '[redacted]';
 
@@ -23,9 +23,10 @@ function objectsOf(...maps: (ObjectMap | undefined)[]): unknown[] {
  * The replacer of the request's Secrets, its needles computed once: a ControlPlane's Secrets hold
  * the same data sync after sync. Keyed by that data as it stands in the request (each string
  * length-prefixed, so no two lists share a key), so a remembered call neither decodes nor parses;
- * undefined when the Secrets hold no value.
+ * undefined when the Secrets hold no value. One a ControlPlane, for a fleet of
+ * FLEET_MEMO_CONTROLPLANES; at most 4 Mi characters of keys.
  */
-const replacers = new BoundedMemo<ValueReplacer | undefined>(64, { maxKey: 64 * 1024, name: MEMO.redactStatus });
+const replacers = new BoundedMemo<ValueReplacer | undefined>(FLEET_MEMO_CONTROLPLANES, { maxKey: 64 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.redactStatus });
 
 /** What secretValuesOf reads of `objects`, as one unambiguous text (each entry tagged and length-prefixed). */
 function secretDataKey(objects: unknown[]): string {

@@ -8,7 +8,7 @@ import { at, isObject, isObjectName, stringAt } from '../k8s/read.js';
 import { HTTP_METHODS, type AccessRule } from './credential/application-credential.js';
 import { childNames } from './names.js';
 import { ownedNameProblem } from '../api/owned-names.js';
-import { BoundedMemo, deepFreeze, exactKey, MEMO } from '../memo.js';
+import { BoundedMemo, deepFreeze, exactKey, FLEET_MEMO_CONTROLPLANES, MEMO } from '../memo.js';
 
 const validateSpec = compileValidator<ControlPlaneSpec>(ControlPlaneSpec, 'spec');
 
@@ -67,9 +67,10 @@ const refused = <T>(errors: string[]): Resolved<T> => ({ ok: false, errors });
  * a pure function of the spec and the ControlPlane's name, keyed by exactKey (JSON text would
  * write a spec with 1e400, -1e400 or null alike and answer one with the other's reading). A reading is shared, so it
  * is frozen through: a stage that tried to change it would throw (no stage does). Specs above
- * 64 Ki characters are read every time.
+ * 64 Ki characters are read every time. One reading a ControlPlane, for a fleet of
+ * FLEET_MEMO_CONTROLPLANES; at most 4 Mi characters of keys.
  */
-const readings = new BoundedMemo<SpecReading>(256, { maxKey: 64 * 1024, name: MEMO.spec });
+const readings = new BoundedMemo<SpecReading>(FLEET_MEMO_CONTROLPLANES, { maxKey: 64 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.spec });
 
 /** `spec` of the ControlPlane named `cp`: defaulted, validated and resolved. */
 export function readSpec(raw: unknown, cp: string): SpecReading {

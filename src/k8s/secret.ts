@@ -2,18 +2,19 @@
 // with `data` only (never `stringData`, docs/architecture.md §2.6), keys sorted.
 import { createHash } from 'node:crypto';
 import { at } from './read.js';
-import { BoundedMemo, MEMO } from '../memo.js';
+import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from '../memo.js';
 
 /**
  * Decoded and encoded values and digests of the last calls: the stages read and write the same
  * few Secret values (the admin password, the application-credential secret, the clouds.yaml)
  * several times per call and on every call of a ControlPlane. Pure functions of their text
- * (memo.ts); values above 4 KiB are computed every time (at most 512 × 4 KiB per memo).
+ * (memo.ts); values above 4 KiB are computed every time. Eight values a ControlPlane, for a fleet
+ * of FLEET_MEMO_CONTROLPLANES; at most 4 Mi characters of keys per memo.
  */
-const BOUNDS = { maxKey: 4 * 1024, name: MEMO.secret };
-const decoded = new BoundedMemo<string>(512, BOUNDS);
-const encoded = new BoundedMemo<string>(512, BOUNDS);
-const digests = new BoundedMemo<string>(512, BOUNDS);
+const BOUNDS = { maxKey: 4 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.secret };
+const decoded = new BoundedMemo<string>(8 * FLEET_MEMO_CONTROLPLANES, BOUNDS);
+const encoded = new BoundedMemo<string>(8 * FLEET_MEMO_CONTROLPLANES, BOUNDS);
+const digests = new BoundedMemo<string>(8 * FLEET_MEMO_CONTROLPLANES, BOUNDS);
 
 /** The decoded UTF-8 value of `data[key]`, or undefined when the key is absent, empty or not a string. */
 export function secretString(secret: unknown, key: string): string | undefined {
