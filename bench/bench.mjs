@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { parse } from 'yaml';
 import { changed, fleetOf, fleetTemplate } from './fleet.mjs';
+import { MEMO } from '../dist/memo.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const USAGE = `usage: npm run bench -- [--write] [--output FILE] [--seconds N] [--repeats N] [--long] [--smoke]
@@ -28,7 +29,8 @@ with the defaults, plus the long run with --long.
   --repeats N    measurements per cell; the report shows median (min–max) (default: 3)
   --long         the memory run is BENCH_LONG requests (default 1000000) instead of 50000
   --smoke        a quick check of the whole run (0.2 s cells, 1 repeat, small rows): no figures
-  --only LIST    run only these sections (comma-separated: cases, fleet, scale, memory, profile);
+  --only LIST    run only these sections (comma-separated: cases, fleet, memos, scale, memory,
+                 profile);
                  for iterating: a report to quote is a whole run
   -h, --help     this text; nothing is run
 
@@ -65,7 +67,7 @@ const number = (name, raw, fallback, { whole }) => {
   return value;
 };
 const SMOKE = Boolean(args.smoke);
-const SECTIONS = ['cases', 'fleet', 'scale', 'memory', 'profile'];
+const SECTIONS = ['cases', 'fleet', 'memos', 'scale', 'memory', 'profile'];
 const ONLY = args.only === undefined ? SECTIONS : args.only.split(',');
 for (const s of ONLY) {
   if (!SECTIONS.includes(s)) {
@@ -482,6 +484,78 @@ if (wanted('fleet')) {
         );
       }
     }
+  }
+}
+if (wanted('memos')) {
+  out();
+  out('## What each memo saves at fleet traffic');
+  out();
+  await prepareFleet();
+  await setFloor(fleetAnswer);
+  const switchOff = async (off) => {
+    const r = await fetch(`${server.url}/bench/memos`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ off }) });
+    if (!r.ok) throw new Error(`bench: PUT /bench/memos answered ${r.status}`);
+  };
+  const MEMO_SIZES = SMOKE ? [3] : [30, 300];
+  const connections = 16;
+  const rows = [];
+  for (const n of MEMO_SIZES) {
+    // All memos on, then each off in turn (with a warm-up, so the memos the last one left
+    // empty are filled again), every repeat; CPU per hook call, hit rates from the runs with all on.
+    await switchOff([]);
+    const warm = await memoLookups();
+    await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+    // Only the memos this traffic looks up are switched off (the others cannot save anything here).
+    const looked = await memoLookups();
+    const MEMO_NAMES = Object.values(MEMO).filter((m) => (looked.get(m)?.hit ?? 0) + (looked.get(m)?.miss ?? 0) > (warm.get(m)?.hit ?? 0) + (warm.get(m)?.miss ?? 0));
+    const onRuns = [];
+    const offRuns = new Map(MEMO_NAMES.map((m) => [m, []]));
+    let lookups = new Map();
+    for (let r = 0; r < REPEATS; r++) {
+      await switchOff([]);
+      await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+      const before = await memoLookups();
+      onRuns.push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
+      const after = await memoLookups();
+      for (const [memo, c] of after) {
+        const l = lookups.get(memo) ?? { hit: 0, miss: 0 };
+        lookups.set(memo, { hit: l.hit + c.hit - (before.get(memo)?.hit ?? 0), miss: l.miss + c.miss - (before.get(memo)?.miss ?? 0) });
+      }
+      for (const memo of MEMO_NAMES) {
+        await switchOff([memo]);
+        await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+        offRuns.get(memo).push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
+        await switchOff([]);
+        await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+      }
+    }
+    for (const memo of Object.values(MEMO)) {
+      if (!MEMO_NAMES.includes(memo)) {
+        rows.push({ memo, n, lookups: 0 });
+        continue;
+      }
+      const l = lookups.get(memo) ?? { hit: 0, miss: 0 };
+      // Saved: the CPU per call with the memo off less with it on, over the CPU with it off; within one repeat.
+      const saved = onRuns.map((on, r) => (offRuns.get(memo)[r].cpuUs - on.cpuUs) / offRuns.get(memo)[r].cpuUs);
+      rows.push({ memo, n, lookups: l.hit + l.miss, hitRate: l.hit + l.miss > 0 ? l.hit / (l.hit + l.miss) : NaN, onCpu: onRuns.map((x) => x.cpuUs), offCpu: offRuns.get(memo).map((x) => x.cpuUs), saved });
+    }
+  }
+  await switchOff([]);
+  out(
+    `Each memo switched off alone (\`PUT /bench/memos\` of the bench server; every other on), against all on, at concurrency ${connections} on the steady fleet of N (each resynced in turn), measured back to back in every repeat: ` +
+      '"saved" is (CPU per call with the memo off − with it on) ÷ with it off, the median of the repeats (min–max); "hits" is the hit rate with all on; a memo the fleet\'s syncs do not look up is not switched off. ' +
+      'Switching off the body memo also leaves the request reading, stage results and clock-free values without a remembered body to be kept with (they are kept with it); switching off the request reading leaves the stage results and clock-free values without one.',
+  );
+  out();
+  out(`| memo | ${MEMO_SIZES.map((n) => `N = ${n}: hits | N = ${n}: CPU µs/call on | N = ${n}: off | N = ${n}: saved`).join(' | ')} |`);
+  out(`|---|${MEMO_SIZES.map(() => '---|---|---|---').join('|')}|`);
+  for (const memo of Object.values(MEMO)) {
+    const cells = MEMO_SIZES.map((n) => {
+      const row = rows.find((x) => x.memo === memo && x.n === n);
+      if (row.lookups === 0) return 'not looked up | | | ';
+      return `${(100 * row.hitRate).toFixed(0)} % | ${spread(row.onCpu, int)} | ${spread(row.offCpu, int)} | ${spread(row.saved.map((x) => 100 * x), (x) => `${x.toFixed(0)} %`)}`;
+    });
+    out(`| ${memo.replace(/_/g, '-')} | ${cells.join(' | ')} |`);
   }
 }
 if (wanted('scale')) {

@@ -25,7 +25,7 @@
 import { createHash } from 'node:crypto';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { MAX_JSON_DEPTH, scanJson } from './k8s/json-depth.js';
-import { BoundedMemo, countLookup, deepFreeze, MEMO } from './memo.js';
+import { BoundedMemo, countLookup, deepFreeze, MEMO, memoOn } from './memo.js';
 
 class BodyTooDeep extends Error {
   override name = 'BodyTooDeep';
@@ -104,7 +104,7 @@ let charsSeen = 0;
 
 /** `text` parsed (parseJsonText): remembered when it comes again soon enough, frozen through then. */
 export function parseRemembered(text: string): unknown {
-  if (text.length > BODY_MEMO.maxKey) {
+  if (text.length > BODY_MEMO.maxKey || !memoOn(MEMO.body)) {
     countLookup(MEMO.body, false);
     return parseJsonText(text);
   }

@@ -53,6 +53,22 @@ export const FLEET_MEMO_CONTROLPLANES = 1024;
 /** Hits and misses of each named memo since the process started (counts only: never keys or values). */
 const LOOKUPS = new Map<MemoName, { hit: number; miss: number }>(Object.values(MEMO).map((name) => [name, { hit: 0, miss: 0 }]));
 
+/**
+ * Memos switched off: none in service. The benchmark's memo table (bench/server.mjs) switches one
+ * off at a time to measure what it saves; a memo switched off computes every lookup (a miss) and
+ * keeps nothing new.
+ */
+const SWITCHED_OFF = new Set<MemoName>();
+
+export function switchMemo(memo: MemoName, on: boolean): void {
+  if (on) SWITCHED_OFF.delete(memo);
+  else SWITCHED_OFF.add(memo);
+}
+
+export function memoOn(memo: MemoName): boolean {
+  return !SWITCHED_OFF.has(memo);
+}
+
 /** Count one lookup of `memo`: answered from memory (`hit`) or computed. */
 export function countLookup(memo: MemoName, hit: boolean): void {
   const counts = LOOKUPS.get(memo)!;
@@ -122,10 +138,11 @@ export class BoundedMemo<V> {
    * could push it out, and then it is computed again).
    */
   get(key: string, compute: () => V): V {
-    const hit = key.length > this.maxKey ? undefined : this.hit(key);
+    const off = this.name !== undefined && !memoOn(this.name);
+    const hit = key.length > this.maxKey || off ? undefined : this.hit(key);
     if (this.name !== undefined) countLookup(this.name, hit !== undefined);
     if (hit !== undefined) return hit.value;
-    if (key.length > this.maxKey) return compute();
+    if (key.length > this.maxKey || off) return compute();
     const value = compute();
     this.set(key, value);
     return value;

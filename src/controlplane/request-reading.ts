@@ -21,7 +21,7 @@ import { activeSchedule, type Schedule } from './credential/schedule.js';
 import { ClockFreeValue, StageMemo } from './stage-memo.js';
 import type { CredentialStatus } from './credential/credential-status.js';
 import type { RolloutPlan } from './rollout/rollout.js';
-import { countLookup, deepFreeze, MEMO } from '../memo.js';
+import { countLookup, deepFreeze, MEMO, memoOn } from '../memo.js';
 
 export interface RequestReading extends SpecReading {
   cp: ControlPlaneRef;
@@ -52,7 +52,7 @@ const kept = new WeakMap<object, RequestReading>();
 
 /** The reading of `request`: kept with a frozen (remembered, shared) request, else read afresh. */
 export function readRequest(request: ControlPlaneHookRequest): RequestReading {
-  if (!Object.isFrozen(request)) {
+  if (!Object.isFrozen(request) || !memoOn(MEMO.requestReading)) {
     countLookup(MEMO.requestReading, false);
     return read(request, undefined);
   }

@@ -18,7 +18,7 @@
 // and for the two values sync computes from the request and the clock before the stages (the
 // credential status and the rollout plan: ClockFreeValue).
 import type { Condition } from '../k8s/conditions.js';
-import { countLookup, deepFreeze, exactKey, MEMO } from '../memo.js';
+import { countLookup, deepFreeze, exactKey, MEMO, memoOn } from '../memo.js';
 import type { StageInput, StageResult } from './stage.js';
 import type { Unapplied } from './unapplied.js';
 
@@ -43,7 +43,7 @@ export class StageMemo {
 
   /** The kept result of `stage` when this call's values hold every value it read; else undefined. */
   lookup(stage: string, input: Pick<StageInput, 'decided' | 'rollout'>): Kept | undefined {
-    const kept = this.matching(stage, input);
+    const kept = memoOn(MEMO.stageResult) ? this.matching(stage, input) : undefined;
     countLookup(MEMO.stageResult, kept !== undefined);
     return kept;
   }
@@ -57,6 +57,7 @@ export class StageMemo {
   }
 
   keep(stage: string, reads: StageReads, result: StageResult, unapplied: Unapplied | undefined): void {
+    if (!memoOn(MEMO.stageResult)) return;
     this.kept.set(stage, deepFreeze({ reads, result, ...(unapplied ? { unapplied } : {}) }));
   }
 }
@@ -145,14 +146,15 @@ export class ClockFreeValue<T> {
   private kept: { value: T } | undefined;
 
   get(now: Date, compute: (now: () => Date) => T): T {
-    countLookup(MEMO.clockFree, this.kept !== undefined);
-    if (this.kept) return this.kept.value;
+    const on = memoOn(MEMO.clockFree);
+    countLookup(MEMO.clockFree, on && this.kept !== undefined);
+    if (on && this.kept) return this.kept.value;
     let read = false;
     const value = compute(() => {
       read = true;
       return now;
     });
-    if (!read) this.kept = { value: deepFreeze(value) };
+    if (!read && on) this.kept = { value: deepFreeze(value) };
     return value;
   }
 }
