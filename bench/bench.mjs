@@ -8,7 +8,7 @@
 // Progress goes to stderr.
 import { fork } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, release, tmpdir, totalmem, type as osType } from 'node:os';
+import { cpus, loadavg, release, tmpdir, totalmem, type as osType } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -315,7 +315,7 @@ out('# Benchmarks');
 out();
 out(
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mb(totalmem())} MB RAM, ${osType()} ${release()}. ` +
-    `Node ${process.version}. Date: ${date}. Server and load generator (autocannon) share the machine. ` +
+    `Node ${process.version}. Date: ${date}. Server and load generator (autocannon) share the machine; load average (1, 5, 15 min) at the start ${loadavg().map((x) => x.toFixed(1)).join(', ')} (what else ran: see "Reading the numbers"). ` +
     `Server as deployed (the env of manifests/deployment.yaml): log level ${server.logLevel} (one line per request, into a file), ${server.maxEventLoopDelayMs > 0 ? `overload guard at ${server.maxEventLoopDelayMs} ms event-loop delay` : 'overload guard off (smoke run only)'}, ` +
     `in-flight bodies ${deployedEnv.MAX_INFLIGHT_BYTES ?? 'default'}, NODE_OPTIONS \`${deployedEnv.NODE_OPTIONS ?? ''}\`. ` +
     `${SECONDS} s per measurement after a ${WARMUP_SECONDS} s warm-up, ${REPEATS} repeat${REPEATS > 1 ? 's' : ''} per cell: median (min–max). ` +
@@ -510,6 +510,7 @@ if (wanted('memos')) {
     const MEMO_NAMES = Object.values(MEMO).filter((m) => (looked.get(m)?.hit ?? 0) + (looked.get(m)?.miss ?? 0) > (warm.get(m)?.hit ?? 0) + (warm.get(m)?.miss ?? 0));
     const onRuns = [];
     const offRuns = new Map(MEMO_NAMES.map((m) => [m, []]));
+    const onAfter = new Map(MEMO_NAMES.map((m) => [m, []]));
     let lookups = new Map();
     for (let r = 0; r < REPEATS; r++) {
       await switchOff([]);
@@ -525,8 +526,11 @@ if (wanted('memos')) {
         await switchOff([memo]);
         await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
         offRuns.get(memo).push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
+        // All on again, warmed up, and measured once more: each off run is compared with the
+        // mean of the on runs just before and just after it (the machine drifts).
         await switchOff([]);
         await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+        onAfter.get(memo).push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
       }
     }
     for (const memo of Object.values(MEMO)) {
@@ -535,16 +539,21 @@ if (wanted('memos')) {
         continue;
       }
       const l = lookups.get(memo) ?? { hit: 0, miss: 0 };
-      // Saved: the CPU per call with the memo off less with it on, over the CPU with it off; within one repeat.
-      const saved = onRuns.map((on, r) => (offRuns.get(memo)[r].cpuUs - on.cpuUs) / offRuns.get(memo)[r].cpuUs);
-      rows.push({ memo, n, lookups: l.hit + l.miss, hitRate: l.hit + l.miss > 0 ? l.hit / (l.hit + l.miss) : NaN, onCpu: onRuns.map((x) => x.cpuUs), offCpu: offRuns.get(memo).map((x) => x.cpuUs), saved });
+      // Saved: the CPU per call with the memo off less with it on (the on runs either side of it),
+      // over the CPU with it off.
+      const i = MEMO_NAMES.indexOf(memo);
+      const onCpu = onRuns.map((on, r) => ((i === 0 ? on : onAfter.get(MEMO_NAMES[i - 1])[r]).cpuUs + onAfter.get(memo)[r].cpuUs) / 2);
+      const offCpu = offRuns.get(memo).map((x) => x.cpuUs);
+      const saved = offCpu.map((off, r) => (off - onCpu[r]) / off);
+      rows.push({ memo, n, lookups: l.hit + l.miss, hitRate: l.hit + l.miss > 0 ? l.hit / (l.hit + l.miss) : NaN, onCpu, offCpu, saved });
     }
   }
   await switchOff([]);
   out(
     `Each memo switched off alone (\`PUT /bench/memos\` of the bench server; every other on), against all on, at concurrency ${connections} on the steady fleet of N (each resynced in turn), measured back to back in every repeat: ` +
       '"saved" is (CPU per call with the memo off − with it on) ÷ with it off, the median of the repeats (min–max); "hits" is the hit rate with all on; a memo the fleet\'s syncs do not look up is not switched off. ' +
-      'Switching off the body memo also leaves the request reading, stage results and clock-free values without a remembered body to be kept with (they are kept with it); switching off the request reading leaves the stage results and clock-free values without one.',
+      '"on" is the mean of the runs with all on just before and just after the memo\'s run with it off. ' +
+      'Switching off the body memo also leaves the request reading and stage results without a remembered body to be kept with (they are kept with it); switching off the request reading leaves the stage results without one.',
   );
   out();
   out(`| memo | ${MEMO_SIZES.map((n) => `N = ${n}: hits | N = ${n}: CPU µs/call on | N = ${n}: off | N = ${n}: saved`).join(' | ')} |`);
@@ -714,6 +723,8 @@ if (wanted('profile')) {
     }
   }
 }
+out();
+out(`Load average (1, 5, 15 min) at the end: ${loadavg().map((x) => x.toFixed(1)).join(', ')}; the run took ${Math.round((Date.now() - started) / 60_000)} min.`);
 out();
 out(`Log lines written by the server during the run: ${readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length.toLocaleString('en')} (${mb(statSync(logFile).size)} MB).`);
 

@@ -24,18 +24,12 @@ export const MEMO = {
   requestReading: 'request_reading',
   /** Stage results kept with a remembered body (controlplane/stage-memo.ts). */
   stageResult: 'stage_result',
-  /** The credential status and rollout plan kept with a remembered body (stage-memo.ts ClockFreeValue). */
-  clockFree: 'clock_free',
   /** Parsed last-applied annotations (k8s/observed.ts). */
   lastApplied: 'last_applied',
-  /** Secret values decoded, encoded and digested (k8s/secret.ts). */
-  secret: 'secret',
   /** Spec readings (controlplane/spec.ts). */
   spec: 'spec',
   /** clouds.yaml rendered and parsed (controlplane/credential/clouds-yaml.ts). */
   cloudsYaml: 'clouds_yaml',
-  /** Status redaction replacers (controlplane/redact-status.ts). */
-  redactStatus: 'redact_status',
   /** Secret values of captured documents (capture/secret-values.ts). */
   secretValues: 'secret_values',
 } as const;

@@ -87,7 +87,7 @@ export function valuesOfSecretText(text: string): readonly string[] {
  * What secretValuesOf reads of `objects`: each string the Secrets among them hold under a key that
  * is not an identifier, as sent (`decode`: base64, from `data`; else from `stringData`).
  */
-export function* secretDataEntries(objects: Iterable<Json>): Generator<{ raw: string; decode: boolean }> {
+function* secretDataEntries(objects: Iterable<Json>): Generator<{ raw: string; decode: boolean }> {
   for (const o of objects) {
     if (!isObject(o) || !isSecretObject(o)) continue;
     for (const [field, decode] of [['data', true], ['stringData', false]] as const) {

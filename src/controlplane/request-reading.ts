@@ -18,9 +18,7 @@ import { controlPlaneRef, type ControlPlaneRef } from './ref.js';
 import { incumbentOver } from './duplicate-guard.js';
 import { previousUnapplied, type UnappliedChild } from './unapplied.js';
 import { activeSchedule, type Schedule } from './credential/schedule.js';
-import { ClockFreeValue, StageMemo } from './stage-memo.js';
-import type { CredentialStatus } from './credential/credential-status.js';
-import type { RolloutPlan } from './rollout/rollout.js';
+import { StageMemo } from './stage-memo.js';
 import { countLookup, deepFreeze, MEMO, memoOn } from '../memo.js';
 
 export interface RequestReading extends SpecReading {
@@ -41,11 +39,9 @@ export interface RequestReading extends SpecReading {
   kept: KeptWithRequest | undefined;
 }
 
-/** The stage results and the clock-free values kept with a remembered request. */
+/** The stage results kept with a remembered request. */
 export interface KeptWithRequest {
   stages: StageMemo;
-  credential: ClockFreeValue<CredentialStatus | undefined>;
-  rollout: ClockFreeValue<RolloutPlan>;
 }
 
 const kept = new WeakMap<object, RequestReading>();
@@ -58,7 +54,7 @@ export function readRequest(request: ControlPlaneHookRequest): RequestReading {
   }
   let reading = kept.get(request);
   countLookup(MEMO.requestReading, reading !== undefined);
-  if (reading === undefined) kept.set(request, (reading = read(request, { stages: new StageMemo(), credential: new ClockFreeValue(), rollout: new ClockFreeValue() })));
+  if (reading === undefined) kept.set(request, (reading = read(request, { stages: new StageMemo() })));
   return reading;
 }
 

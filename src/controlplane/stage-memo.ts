@@ -14,9 +14,7 @@
 // frozen through: it is shared by the calls it answers, as the request is.
 //
 // The same holds for the unapplied-children tracking of the stage's children (unapplied.ts): it
-// reads the clock only when a child is unapplied, and is kept with the result when it did not;
-// and for the two values sync computes from the request and the clock before the stages (the
-// credential status and the rollout plan: ClockFreeValue).
+// reads the clock only when a child is unapplied, and is kept with the result when it did not.
 import type { Condition } from '../k8s/conditions.js';
 import { countLookup, deepFreeze, exactKey, MEMO, memoOn } from '../memo.js';
 import type { StageInput, StageResult } from './stage.js';
@@ -136,33 +134,6 @@ export function recordingInput(input: StageInput, reads: StageReads, onOpaque: (
       return input.rollout;
     },
   };
-}
-
-/**
- * One value sync computes from a remembered request and the clock (the credential status, the
- * rollout plan), kept when its computation did not read the clock; a kept value is frozen through.
- */
-export class ClockFreeValue<T> {
-  private kept: { value: T } | undefined;
-
-  get(now: Date, compute: (now: () => Date) => T): T {
-    const on = memoOn(MEMO.clockFree);
-    countLookup(MEMO.clockFree, on && this.kept !== undefined);
-    if (on && this.kept) return this.kept.value;
-    let read = false;
-    const value = compute(() => {
-      read = true;
-      return now;
-    });
-    if (!read && on) this.kept = { value: deepFreeze(value) };
-    return value;
-  }
-}
-
-/** A value ClockFreeValue would keep, computed for a request that is not remembered (a miss). */
-export function computedAfresh<T>(compute: (now: () => Date) => T, now: Date): T {
-  countLookup(MEMO.clockFree, false);
-  return compute(() => now);
 }
 
 const conditionKey = (c: Condition | undefined): string | undefined => (c === undefined ? undefined : exactKey(c));
