@@ -26,8 +26,6 @@ export const MEMO = {
   stageResult: 'stage_result',
   /** Parsed last-applied annotations (k8s/observed.ts). */
   lastApplied: 'last_applied',
-  /** Spec readings (controlplane/spec.ts). */
-  spec: 'spec',
   /** clouds.yaml rendered and parsed (controlplane/credential/clouds-yaml.ts). */
   cloudsYaml: 'clouds_yaml',
   /** Secret values of captured documents (capture/secret-values.ts). */

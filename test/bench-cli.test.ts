@@ -47,7 +47,7 @@ t.test('bench prints its report and progress, and writes only with --write', asy
     }
   }
   // What each memo saves: every memo of the service has its row.
-  for (const memo of ['body', 'request-reading', 'stage-result', 'last-applied', 'spec', 'clouds-yaml', 'secret-values']) {
+  for (const memo of ['body', 'request-reading', 'stage-result', 'last-applied', 'clouds-yaml', 'secret-values']) {
     t.match(r.stdout, new RegExp(`\\n\\| ${memo} \\| (\\d+ % \\| \\d+ \\| \\d+ \\| -?\\d+ %|not looked up)`), `memo table: ${memo}`);
   }
   t.notMatch(r.stdout, /extra Secrets/, 'the unrelated-Secrets case is gone');

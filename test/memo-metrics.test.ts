@@ -42,7 +42,7 @@ t.test('a converged ControlPlane resynced with the same bytes: the memos are hit
   // read of it and its stage results are kept with it.
   t.ok(moved(before, after, MEMO.body, 'hit') >= 2, 'body: hits');
   t.ok(moved(before, after, MEMO.body, 'miss') >= 1, 'body: the first sighting is a miss');
-  for (const memo of [MEMO.requestReading, MEMO.stageResult, MEMO.spec, MEMO.cloudsYaml]) {
+  for (const memo of [MEMO.requestReading, MEMO.stageResult, MEMO.cloudsYaml, MEMO.secretValues]) {
     t.ok(moved(before, after, memo, 'hit') > 0, `${memo}: hits`);
   }
   t.ok(moved(before, after, MEMO.requestReading, 'miss') > 0, 'request reading: a body not remembered is read afresh');
