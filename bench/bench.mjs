@@ -8,11 +8,13 @@
 // Progress goes to stderr.
 import { fork } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, release, tmpdir, totalmem, type as osType } from 'node:os';
+import { cpus, loadavg, release, tmpdir, totalmem, type as osType } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { parse } from 'yaml';
+import { changed, fleetOf, fleetTemplate } from './fleet.mjs';
+import { MEMO } from '../dist/memo.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const USAGE = `usage: npm run bench -- [--write] [--output FILE] [--seconds N] [--repeats N] [--long] [--smoke]
@@ -27,6 +29,9 @@ with the defaults, plus the long run with --long.
   --repeats N    measurements per cell; the report shows median (min–max) (default: 3)
   --long         the memory run is BENCH_LONG requests (default 1000000) instead of 50000
   --smoke        a quick check of the whole run (0.2 s cells, 1 repeat, small rows): no figures
+  --only LIST    run only these sections (comma-separated: cases, fleet, memos, scale, memory,
+                 profile);
+                 for iterating: a report to quote is a whole run
   -h, --help     this text; nothing is run
 
 Exit codes: 0 done, 1 a measurement failed (non-2xx answers or errors), 2 usage error.`;
@@ -41,6 +46,7 @@ try {
       repeats: { type: 'string' },
       long: { type: 'boolean' },
       smoke: { type: 'boolean' },
+      only: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }).values;
@@ -61,6 +67,15 @@ const number = (name, raw, fallback, { whole }) => {
   return value;
 };
 const SMOKE = Boolean(args.smoke);
+const SECTIONS = ['cases', 'fleet', 'memos', 'scale', 'memory', 'profile'];
+const ONLY = args.only === undefined ? SECTIONS : args.only.split(',');
+for (const s of ONLY) {
+  if (!SECTIONS.includes(s)) {
+    process.stderr.write(`bench: --only takes ${SECTIONS.join(', ')}, got "${s}"\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+const wanted = (section) => ONLY.includes(section);
 const SECONDS = number('seconds', args.seconds, SMOKE ? 0.2 : (process.env.BENCH_SECONDS ?? 5), { whole: false });
 const REPEATS = number('repeats', args.repeats, SMOKE ? 1 : 3, { whole: true });
 const LONG = SMOKE ? 300 : args.long ? number('long', process.env.BENCH_LONG, 1_000_000, { whole: true }) : 50_000;
@@ -227,12 +242,19 @@ const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(s
 
 /** One measurement: requests per second, latency percentiles (ms, fractional) and server CPU per request. */
 async function load(path, body, connections, seconds, { quiet = false } = {}) {
-  // A list of bodies: each request takes the next (every body new when the list outnumbers the memo).
+  // A list of bodies: each request takes the next (every body new when the list outnumbers the
+  // memo); a fleet: a function giving the body of the k-th request of this measurement.
   const bodies = Array.isArray(body) ? body : undefined;
+  const source = typeof body === 'function' ? body : undefined;
   if (bodies) body = bodies[0];
-  if (!quiet) progress(`${path} at concurrency ${connections}, ${kib(body)} KiB body${bodies ? ` (${bodies.length} variants)` : ''}, ${seconds} s`);
+  if (source) body = source(0);
+  if (!quiet) progress(`${path} at concurrency ${connections}, ${kib(body)} KiB body${bodies ? ` (${bodies.length} variants)` : ''}${source ? ` (${source.label})` : ''}, ${seconds} s`);
   let next = 0;
-  const requests = bodies ? [{ setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }) }] : undefined;
+  const requests = bodies
+    ? [{ setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }) }]
+    : source
+      ? [{ setupRequest: (request) => ({ ...request, body: source(next++) }) }]
+      : undefined;
   const before = await usage();
   const latencies = [];
   let ok = 0;
@@ -293,189 +315,416 @@ out('# Benchmarks');
 out();
 out(
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mb(totalmem())} MB RAM, ${osType()} ${release()}. ` +
-    `Node ${process.version}. Date: ${date}. Server and load generator (autocannon) share the machine. ` +
+    `Node ${process.version}. Date: ${date}. Server and load generator (autocannon) share the machine; load average (1, 5, 15 min) at the start ${loadavg().map((x) => x.toFixed(1)).join(', ')} (what else ran: see "Reading the numbers"). ` +
     `Server as deployed (the env of manifests/deployment.yaml): log level ${server.logLevel} (one line per request, into a file), ${server.maxEventLoopDelayMs > 0 ? `overload guard at ${server.maxEventLoopDelayMs} ms event-loop delay` : 'overload guard off (smoke run only)'}, ` +
     `in-flight bodies ${deployedEnv.MAX_INFLIGHT_BYTES ?? 'default'}, NODE_OPTIONS \`${deployedEnv.NODE_OPTIONS ?? ''}\`. ` +
     `${SECONDS} s per measurement after a ${WARMUP_SECONDS} s warm-up, ${REPEATS} repeat${REPEATS > 1 ? 's' : ''} per cell: median (min–max). ` +
     `Reproduce with \`npm run bench -- --write${args.seconds ? ` --seconds ${args.seconds}` : ''}${args.repeats ? ` --repeats ${args.repeats}` : ''}${args.long ? ' --long' : ''}\`.`,
 );
 if (SMOKE) out('\n**Smoke run (`--smoke`): a check that the benchmark runs, not figures to quote.**');
-out();
-out('## Hook against the same-size floor and the echo');
-out();
-out(
-  'The floor parses the same body as the hook (the same parser, minus its memo of parsed bodies: it parses every call; the same log line) and answers a fixed object: the hook\'s own answer to that body. ' +
-    'The hook remembers the bodies it parsed (src/json-body.ts), and with a remembered body what sync read of it and the stage results that did not read the clock (src/controlplane/request-reading.ts, stage-memo.ts), so a case that repeats one body (every case but "every body new", like a converged ControlPlane\'s resync) measures the hook on a remembered body; "every body new" cycles through more variants of the converged request than the memo holds, so every call parses. ' +
-    '"ratio" is hook req/s ÷ floor req/s, "p99 × floor" the hook\'s p99 over the floor\'s, "CPU × floor" the server CPU per request over the floor\'s.',
-);
-out();
-out('| case | body KiB | answer KiB | conc. | hook req/s | floor req/s | echo req/s | hook/floor | goal | hook p50 ms | hook p99 ms | floor p99 ms | p99 × floor | CPU µs/req hook | CPU × floor |');
-out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 const ratioOf = (runs, a, b, pick) => runs.map((r) => pick(r[a]) / pick(r[b]));
 const HOOK_ROUTES = (path) => [path, '/bench/floor', '/bench/echo'];
-for (const c of CASES) {
-  const body = JSON.stringify(c.call.request);
-  const bodies = c.vary ? everyBodyNew(c.call.request) : body;
-  const answer = await answerOf(c.call.hook, c.vary ? bodies[0] : body);
-  await setFloor(answer);
-  for (const connections of c.concurrency ?? [1, 16]) {
-    const runs = await cell(HOOK_ROUTES(c.call.hook), bodies, connections);
-    const [hook, floor, echo] = HOOK_ROUTES(c.call.hook);
-    const ratios = ratioOf(runs, hook, floor, (m) => m.rps);
-    const goal = connections === 16 && c.goal !== undefined ? `≥ ${c.goal}: ${median(ratios) >= c.goal ? 'met' : 'missed'}` : '';
-    out(
-      `| ${c.name} | ${kib(body)} | ${kib(answer)} | ${connections} | ${stat(runs, (r) => r[hook].rps, int)} | ${stat(runs, (r) => r[floor].rps, int)} | ${stat(runs, (r) => r[echo].rps, int)} ` +
-        `| ratio ${spread(ratios, two)} | ${goal} | ${stat(runs, (r) => r[hook].p50, ms)} | ${stat(runs, (r) => r[hook].p99, ms)} | ${stat(runs, (r) => r[floor].p99, ms)} ` +
-        `| ${spread(ratioOf(runs, hook, floor, (m) => m.p99), two)} | ${stat(runs, (r) => r[hook].cpuUs, int)} | ${spread(ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs), two)} |`,
-    );
-  }
-}
-out();
-out(`Goals (issue 20): converged sync ≥ 0.7 × the floor at concurrency 16 with p99 ≤ 2 × the floor's; fresh sync and finalize ≥ 0.9 × the floor. Captured requests: ${CASES.map((c) => `${c.name}: \`${c.call.file}\``).join(', ')}; "sync, steady" is the converged request with its answer's status fed back (a converged ControlPlane's resync), reported without a goal; "every body new" is the converged request that is never repeated (what a call costs when its body changed), reported without a goal.`);
-
-out();
-out(`## Cost against what a ControlPlane holds (converged sync, concurrency 2)`);
-out();
-out(
-  'Each row is the converged request grown in one dimension, still converged (the answer\'s Ready reason is shown). ' +
-    'Concurrency 2 keeps the largest bodies within the in-flight budget of the deployed server (8 MiB): beyond it, it answers 429 by design. ' +
-    '"CPU µs/req" is the server\'s CPU time per hook call; linear cost shows as a constant hook/floor ratio and CPU per item. ' +
-    'Each row repeats its body: the hook reads it from its memo of parsed bodies up to 256 KiB, and parses every call above (the 1,000 rows of children and CredentialRotations).',
-);
-out();
-out('| dimension | n | body KiB | Ready | hook req/s | floor req/s | hook/floor | hook p99 ms | CPU µs/req hook | CPU µs/req floor |');
-out('|---|---|---|---|---|---|---|---|---|---|');
-const DIMENSIONS = [
-  { name: 'observed children', grow: withChildren },
-  { name: 'CredentialRotations', grow: withRotations },
-  { name: 'access rules', grow: withAccessRules },
-];
-for (const d of DIMENSIONS) {
-  for (const n of SCALE) {
-    const body = JSON.stringify(d.grow(convergedCall.request, n));
-    const answer = await answerOf('/controlplane/sync', body);
-    const ready = JSON.parse(answer).status.conditions.find((c) => c.type === 'Ready');
-    await setFloor(answer);
-    let runs;
-    try {
-      runs = await cell(['/controlplane/sync', '/bench/floor'], body, 2);
-    } catch (err) {
-      if (!(err instanceof MeasurementFailed)) throw err;
-      failures++;
-      progress(`failed: ${err.message}`);
-      out(`| ${d.name} | ${n} | ${kib(body)} | ${ready?.status} ${ready?.reason} | failed: ${err.message} | | | | | |`);
-      continue;
-    }
-    out(
-      `| ${d.name} | ${n} | ${kib(body)} | ${ready?.status} ${ready?.reason} | ${stat(runs, (r) => r['/controlplane/sync'].rps, int)} | ${stat(runs, (r) => r['/bench/floor'].rps, int)} ` +
-        `| ratio ${spread(ratioOf(runs, '/controlplane/sync', '/bench/floor', (m) => m.rps), two)} | ${stat(runs, (r) => r['/controlplane/sync'].p99, ms)} ` +
-        `| ${stat(runs, (r) => r['/controlplane/sync'].cpuUs, int)} | ${stat(runs, (r) => r['/bench/floor'].cpuUs, int)} |`,
-    );
-  }
-}
-
-out();
-out(`## Memory over a long run (${LONG.toLocaleString('en')} converged syncs, concurrency 16)`);
-out();
-{
-  const body = JSON.stringify(convergedCall.request);
-  const start = await usage();
-  progress(`long run: ${LONG} converged syncs`);
-  let done = 0;
-  const samples = [];
-  const run = autocannon({ url: `${server.url}/controlplane/sync`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 16, amount: LONG, sampleInt: 100 });
-  // Sampled by requests answered, not by time: the run has its SAMPLES samples however fast or
-  // slow the machine is (sampled by time, a smoke run on a busy machine got too few to fit a slope).
-  const SAMPLES = 40;
-  const every = Math.max(1, Math.floor(LONG / SAMPLES));
-  let sampling = Promise.resolve();
-  run.on('response', () => {
-    const at = ++done;
-    if (at % every === 0) sampling = sampling.then(async () => samples.push({ requests: at, rss: (await usage()).rss }));
-  });
-  const ticker = setInterval(() => progress(`long run: ${done} of ${LONG} requests`), 30_000);
-  const long = await run;
-  clearInterval(ticker);
-  await sampling;
-  const end = await usage();
-  samples.push({ requests: done, rss: end.rss });
-  // Least squares over the run after its first tenth (heap growth to its working size is not a leak).
-  const fit = samples.filter((s) => s.requests >= LONG / 10);
-  let slope = NaN;
-  if (fit.length >= 2) {
-    const mx = fit.reduce((a, s) => a + s.requests, 0) / fit.length;
-    const my = fit.reduce((a, s) => a + s.rss, 0) / fit.length;
-    const sxy = fit.reduce((a, s) => a + (s.requests - mx) * (s.rss - my), 0);
-    const sxx = fit.reduce((a, s) => a + (s.requests - mx) ** 2, 0);
-    slope = sxx > 0 ? (sxy / sxx) * 100_000 : NaN;
-  }
-  const peak = Math.max(...samples.map((s) => s.rss));
-  out(
-    `RSS before ${mb(start.rss)} MB, after ${mb(end.rss)} MB, peak ${mb(peak)} MB; slope ${Number.isNaN(slope) ? 'n/a' : (slope / 1024 / 1024).toFixed(2)} MB per 100,000 requests ` +
-      `(least squares over ${fit.length} samples after the first tenth). ${long.requests.total} requests, ${long.non2xx} non-2xx, ${long.duration.toFixed(0)} s, ` +
-      `${((end.cpuMicros - start.cpuMicros) / Math.max(1, done)).toFixed(0)} µs server CPU per request.`,
-  );
-  if (long.non2xx > 0 || long.errors > 0) {
-    failures++;
-    out(`**Failed:** ${long.non2xx} answers were not 2xx (the overload guard answers 429 on a saturated machine), ${long.errors} errors.`);
-  }
-}
-
-out();
-out('## Where the time goes (CPU profile of the converged sync at concurrency 16, after warm-up)');
-out();
-{
-  const body = JSON.stringify(convergedCall.request);
-  await setFloor(await answerOf('/controlplane/sync', body));
-  await load('/controlplane/sync', body, 16, WARMUP_SECONDS, { quiet: true });
-  const file = join(logDir, 'sync.cpuprofile');
-  const ipc = (message, reply) =>
-    new Promise((resolve) => {
-      const on = (m) => m?.profile === reply && (server.child.off('message', on), resolve());
-      server.child.on('message', on);
-      server.child.send(message);
-    });
-  await ipc({ profile: 'start' }, 'started');
-  await load('/controlplane/sync', body, 16, SECONDS);
-  await ipc({ profile: 'stop', file }, 'stopped');
-  const profile = JSON.parse(readFileSync(file, 'utf8'));
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parentOf = new Map();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
-  /** The package of a frame: an npm package, a file of ours (dist/…), Node's own code, or V8. */
-  const packageOf = ({ url, functionName }) => {
-    if (!url) return functionName === '(garbage collector)' || functionName === '(idle)' || functionName === '(program)' ? functionName : '(V8 built-ins)';
-    const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//)?.[1];
-    if (pkg) return pkg;
-    if (url.includes('/dist/')) return `ours: ${url.replace(/^.*\/dist\//, '')}`;
-    if (url.includes('/bench/')) return 'bench server';
-    return 'node (core)';
-  };
-  const inclusive = new Map();
-  const selfTime = new Map();
-  let total = 0;
-  profile.samples.forEach((id, i) => {
-    const dt = profile.timeDeltas[i] ?? 0;
-    total += dt;
-    let node = byId.get(id);
-    selfTime.set(packageOf(node.callFrame), (selfTime.get(packageOf(node.callFrame)) ?? 0) + dt);
-    const counted = new Set();
-    for (; node; node = byId.get(parentOf.get(node.id))) {
-      const key = packageOf(node.callFrame);
-      if (counted.has(key)) continue;
-      counted.add(key);
-      inclusive.set(key, (inclusive.get(key) ?? 0) + dt);
-    }
-  });
-  const pct = (us) => `${((us / total) * 100).toFixed(1)} %`;
-  out('Inclusive: the share of samples with the package anywhere on the stack (fastify calls the handler from inside the body parser, so the parser and fastify include the hook). Self: the share spent in the package\'s own code.');
+if (wanted('cases')) {
   out();
-  out('| package | inclusive | self |');
-  out('|---|---|---|');
-  for (const [key, us] of [...inclusive].filter(([k]) => k !== '(root)').sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-    out(`| ${key} | ${pct(us)} | ${pct(selfTime.get(key) ?? 0)} |`);
+  out('## Hook against the same-size floor and the echo');
+  out();
+  out(
+    'The floor parses the same body as the hook (the same parser, minus its memo of parsed bodies: it parses every call; the same log line) and answers a fixed object: the hook\'s own answer to that body. ' +
+      'The hook remembers the bodies it parsed (src/json-body.ts), and with a remembered body what sync read of it and the stage results that did not read the clock (src/controlplane/request-reading.ts, stage-memo.ts), so a case that repeats one body (every case but "every body new", like a converged ControlPlane\'s resync) measures the hook on a remembered body; "every body new" cycles through more variants of the converged request than the memo holds, so every call parses. ' +
+      '"ratio" is hook req/s ÷ floor req/s, "p99 × floor" the hook\'s p99 over the floor\'s, "CPU × floor" the server CPU per request over the floor\'s.',
+  );
+  out();
+  out('| case | body KiB | answer KiB | conc. | hook req/s | floor req/s | echo req/s | hook/floor | goal | hook p50 ms | hook p99 ms | floor p99 ms | p99 × floor | CPU µs/req hook | CPU × floor |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const c of CASES) {
+    const body = JSON.stringify(c.call.request);
+    const bodies = c.vary ? everyBodyNew(c.call.request) : body;
+    const answer = await answerOf(c.call.hook, c.vary ? bodies[0] : body);
+    await setFloor(answer);
+    for (const connections of c.concurrency ?? [1, 16]) {
+      const runs = await cell(HOOK_ROUTES(c.call.hook), bodies, connections);
+      const [hook, floor, echo] = HOOK_ROUTES(c.call.hook);
+      const ratios = ratioOf(runs, hook, floor, (m) => m.rps);
+      const goal = connections === 16 && c.goal !== undefined ? `≥ ${c.goal}: ${median(ratios) >= c.goal ? 'met' : 'missed'}` : '';
+      out(
+        `| ${c.name} | ${kib(body)} | ${kib(answer)} | ${connections} | ${stat(runs, (r) => r[hook].rps, int)} | ${stat(runs, (r) => r[floor].rps, int)} | ${stat(runs, (r) => r[echo].rps, int)} ` +
+          `| ratio ${spread(ratios, two)} | ${goal} | ${stat(runs, (r) => r[hook].p50, ms)} | ${stat(runs, (r) => r[hook].p99, ms)} | ${stat(runs, (r) => r[floor].p99, ms)} ` +
+          `| ${spread(ratioOf(runs, hook, floor, (m) => m.p99), two)} | ${stat(runs, (r) => r[hook].cpuUs, int)} | ${spread(ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs), two)} |`,
+      );
+    }
+  }
+  out();
+  out(`Goals (issue 20): converged sync ≥ 0.7 × the floor at concurrency 16 with p99 ≤ 2 × the floor's; fresh sync and finalize ≥ 0.9 × the floor. Captured requests: ${CASES.map((c) => `${c.name}: \`${c.call.file}\``).join(', ')}; "sync, steady" is the converged request with its answer's status fed back (a converged ControlPlane's resync), reported without a goal; "every body new" is the converged request that is never repeated (what a call costs when its body changed), reported without a goal.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fleet (issue 34): N converged ControlPlanes (bench/fleet.mjs), the hook called for each in
+// turn, the floor with the same bodies in the same order; "one changing" replaces, each round
+// (one turn through the fleet), one member's body with a body the server has not seen (the call
+// after a status write), a different member each round.
+const FLEET_SIZES = SMOKE ? [1, 3] : [1, 30, 300, 3000];
+const FLEET_CONCURRENCY = SMOKE ? [16] : [16, 2];
+const FLEET_GOAL = { size: 300, connections: 16, ratio: 0.8, cpu: 1.3, p99: 1.5 };
+const memoLookups = async () => {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const counts = new Map();
+  for (const m of text.matchAll(/^c5c3_hooks_memo_lookups_total\{memo="([a-z_]+)",result="(hit|miss)"\} (\d+)$/gm)) {
+    const c = counts.get(m[1]) ?? { hit: 0, miss: 0 };
+    c[m[2]] = Number(m[3]);
+    counts.set(m[1], c);
+  }
+  return counts;
+};
+/** Hit rates of the memos looked up between two snapshots, as "memo hits %" (memos not looked up left out). */
+const hitRates = (before, after) =>
+  [...after]
+    .map(([memo, c]) => ({ memo, hit: c.hit - (before.get(memo)?.hit ?? 0), miss: c.miss - (before.get(memo)?.miss ?? 0) }))
+    .filter((c) => c.hit + c.miss > 0)
+    .map((c) => `${memo(c.memo)} ${((100 * c.hit) / (c.hit + c.miss)).toFixed(0)} %`)
+    .join(', ');
+const memo = (name) => name.replace(/_/g, '-');
+const fleetMembers = [];
+let fleetAnswer;
+/** The fleet's members (made once, for the fleet rows and the long run). */
+async function prepareFleet() {
+  if (fleetMembers.length > 0) return;
+  progress('fleet: simulating a ControlPlane to convergence');
+  let template = await fleetTemplate(root);
+  // Its steady resync under the server's clock: the status it answers fed back until it repeats.
+  for (let i = 0; ; i++) {
+    fleetAnswer = await answerOf('/controlplane/sync', template);
+    const request = JSON.parse(template);
+    const status = JSON.parse(fleetAnswer).status;
+    if (JSON.stringify(request.parent.status) === JSON.stringify(status)) break;
+    if (i >= 5) throw new Error('bench: the fleet template\'s status never settles');
+    request.parent.status = status;
+    template = JSON.stringify(request);
+  }
+  const ready = JSON.parse(fleetAnswer).status.conditions.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') throw new Error(`bench: the fleet template is not Ready: ${JSON.stringify(ready)}`);
+  const fleet = fleetOf(template);
+  const largest = Math.max(...FLEET_SIZES);
+  progress(`fleet: ${largest} members`);
+  for (let i = 0; i < largest; i++) fleetMembers.push(fleet.member(i));
+  // Every member a valid converged request: its answer is the template's, rewritten alike (all of
+  // the first 30, then every 10th; and one changed body).
+  const checked = fleetMembers.map((m, i) => ({ m, i })).filter(({ i }) => i < 30 || i % 10 === 0);
+  progress(`fleet: checking ${checked.length} members' answers`);
+  for (const { m, i } of checked) {
+    if ((await answerOf('/controlplane/sync', m.body)) !== m.answer(fleetAnswer)) throw new Error(`bench: fleet member ${i}'s answer is not the template's rewritten`);
+  }
+  if ((await answerOf('/controlplane/sync', changed(fleetMembers[0].body, 0))) !== fleetMembers[0].answer(fleetAnswer)) throw new Error('bench: a changed fleet member\'s answer differs');
+}
+/** The k-th request's body: member k mod n; with `changing`, each round one member's body is new. */
+function fleetSource(n, changing) {
+  let round = -1;
+  let changedBody;
+  const source = (k) => {
+    const i = k % n;
+    if (!changing) return fleetMembers[i].body;
+    const r = Math.floor(k / n);
+    if (i !== r % n) return fleetMembers[i].body;
+    if (r !== round) {
+      round = r;
+      changedBody = changed(fleetMembers[i].body, r + changing.offset);
+    }
+    return changedBody;
+  };
+  source.label = `fleet of ${n}${changing ? ', one changing per round' : ''}`;
+  return source;
+}
+
+if (wanted('fleet')) {
+  out();
+  out('## A fleet of converged ControlPlanes, each resynced in turn (issue 34)');
+  out();
+  await prepareFleet();
+  out(
+    `The fleet: ${Math.max(...FLEET_SIZES).toLocaleString('en')} converged ControlPlanes made from one the simulation took to convergence (\`bench/fleet.mjs\`): each its own namespace, name and uids, rewritten everywhere they occur (children, owner references, remote keys, last-applied annotations, Secret values and the hashes over them); ` +
+      'the answers to the first 30 members and to every 10th after were checked to be the template\'s answer rewritten alike (Ready True). A row of size N sends members 0 … N − 1 in turn, round after round, to the hook and to the floor (the same bodies in the same order; the floor\'s fixed answer is member 0\'s). ' +
+      '"one changing" gives one member per round (a different one each round) a body the server has not seen, its parent\'s resourceVersion moved on: the call after a status write. ' +
+      '"memo hits" are the hook\'s memo lookups during the measured repeats (`c5c3_hooks_memo_lookups_total` in /metrics); RSS is the server\'s after the cell. ' +
+      `Goal (issue 34) at N = ${FLEET_GOAL.size}, concurrency ${FLEET_GOAL.connections}: ratio ≥ ${FLEET_GOAL.ratio}, CPU ≤ ${FLEET_GOAL.cpu} × the floor's, p99 ≤ ${FLEET_GOAL.p99} × the floor's.`,
+  );
+  out();
+  out('| case | changing | conc. | hook req/s | floor req/s | hook/floor | hook p99 ms | floor p99 ms | p99 × floor | CPU µs/req hook | CPU × floor | goal | RSS MB | memo hits |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  await setFloor(fleetAnswer);
+  let changingOffset = 0;
+  for (const n of FLEET_SIZES) {
+    for (const changing of [false, true]) {
+      for (const connections of FLEET_CONCURRENCY) {
+        // Each measurement starts its rounds anew; the changed bodies stay new across them.
+        const source = () => fleetSource(n, changing && { offset: (changingOffset += 1_000_000) });
+        const routes = ['/controlplane/sync', '/bench/floor'];
+        for (const path of routes) await load(path, source(), connections, WARMUP_SECONDS, { quiet: true });
+        const before = await memoLookups();
+        const runs = [];
+        let memoAfter;
+        for (let r = 0; r < REPEATS; r++) {
+          const run = {};
+          run['/controlplane/sync'] = await load('/controlplane/sync', source(), connections, SECONDS);
+          memoAfter = await memoLookups();
+          run['/bench/floor'] = await load('/bench/floor', source(), connections, SECONDS);
+          runs.push(run);
+        }
+        const rss = (await usage()).rss;
+        const [hook, floor] = routes;
+        const ratios = ratioOf(runs, hook, floor, (m) => m.rps);
+        const cpu = ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs);
+        const p99 = ratioOf(runs, hook, floor, (m) => m.p99);
+        let goal = '';
+        if (!changing && n === FLEET_GOAL.size && connections === FLEET_GOAL.connections) {
+          const missed = [median(ratios) >= FLEET_GOAL.ratio ? '' : 'ratio', median(cpu) <= FLEET_GOAL.cpu ? '' : 'CPU', median(p99) <= FLEET_GOAL.p99 ? '' : 'p99'].filter(Boolean);
+          goal = missed.length === 0 ? 'met' : `missed: ${missed.join(', ')}`;
+        }
+        out(
+          `| fleet, N = ${n} | ${changing ? 'one per round' : 'none'} | ${connections} | ${stat(runs, (r) => r[hook].rps, int)} | ${stat(runs, (r) => r[floor].rps, int)} | ratio ${spread(ratios, two)} ` +
+            `| ${stat(runs, (r) => r[hook].p99, ms)} | ${stat(runs, (r) => r[floor].p99, ms)} | ${spread(p99, two)} | ${stat(runs, (r) => r[hook].cpuUs, int)} | ${spread(cpu, two)} | ${goal} | ${mb(rss)} | ${hitRates(before, memoAfter)} |`,
+        );
+      }
+    }
   }
 }
+if (wanted('memos')) {
+  out();
+  out('## What each memo saves at fleet traffic');
+  out();
+  await prepareFleet();
+  await setFloor(fleetAnswer);
+  const switchOff = async (off) => {
+    const r = await fetch(`${server.url}/bench/memos`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ off }) });
+    if (!r.ok) throw new Error(`bench: PUT /bench/memos answered ${r.status}`);
+  };
+  const MEMO_SIZES = SMOKE ? [3] : [30, 300];
+  const connections = 16;
+  const rows = [];
+  for (const n of MEMO_SIZES) {
+    // All memos on, then each off in turn (with a warm-up, so the memos the last one left
+    // empty are filled again), every repeat; CPU per hook call, hit rates from the runs with all on.
+    await switchOff([]);
+    const warm = await memoLookups();
+    await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+    // Only the memos this traffic looks up are switched off (the others cannot save anything here).
+    const looked = await memoLookups();
+    const MEMO_NAMES = Object.values(MEMO).filter((m) => (looked.get(m)?.hit ?? 0) + (looked.get(m)?.miss ?? 0) > (warm.get(m)?.hit ?? 0) + (warm.get(m)?.miss ?? 0));
+    const onRuns = [];
+    const offRuns = new Map(MEMO_NAMES.map((m) => [m, []]));
+    const onAfter = new Map(MEMO_NAMES.map((m) => [m, []]));
+    let lookups = new Map();
+    for (let r = 0; r < REPEATS; r++) {
+      await switchOff([]);
+      await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+      const before = await memoLookups();
+      onRuns.push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
+      const after = await memoLookups();
+      for (const [memo, c] of after) {
+        const l = lookups.get(memo) ?? { hit: 0, miss: 0 };
+        lookups.set(memo, { hit: l.hit + c.hit - (before.get(memo)?.hit ?? 0), miss: l.miss + c.miss - (before.get(memo)?.miss ?? 0) });
+      }
+      for (const memo of MEMO_NAMES) {
+        await switchOff([memo]);
+        await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+        offRuns.get(memo).push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
+        // All on again, warmed up, and measured once more: each off run is compared with the
+        // mean of the on runs just before and just after it (the machine drifts).
+        await switchOff([]);
+        await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+        onAfter.get(memo).push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
+      }
+    }
+    for (const memo of Object.values(MEMO)) {
+      if (!MEMO_NAMES.includes(memo)) {
+        rows.push({ memo, n, lookups: 0 });
+        continue;
+      }
+      const l = lookups.get(memo) ?? { hit: 0, miss: 0 };
+      // Saved: the CPU per call with the memo off less with it on (the on runs either side of it),
+      // over the CPU with it off.
+      const i = MEMO_NAMES.indexOf(memo);
+      const onCpu = onRuns.map((on, r) => ((i === 0 ? on : onAfter.get(MEMO_NAMES[i - 1])[r]).cpuUs + onAfter.get(memo)[r].cpuUs) / 2);
+      const offCpu = offRuns.get(memo).map((x) => x.cpuUs);
+      const saved = offCpu.map((off, r) => (off - onCpu[r]) / off);
+      rows.push({ memo, n, lookups: l.hit + l.miss, hitRate: l.hit + l.miss > 0 ? l.hit / (l.hit + l.miss) : NaN, onCpu, offCpu, saved });
+    }
+  }
+  await switchOff([]);
+  out(
+    `Each memo switched off alone (\`PUT /bench/memos\` of the bench server; every other on), against all on, at concurrency ${connections} on the steady fleet of N (each resynced in turn), measured back to back in every repeat: ` +
+      '"saved" is (CPU per call with the memo off − with it on) ÷ with it off, the median of the repeats (min–max); "hits" is the hit rate with all on; a memo the fleet\'s syncs do not look up is not switched off. ' +
+      '"on" is the mean of the runs with all on just before and just after the memo\'s run with it off. ' +
+      'Switching off the body memo also leaves the request reading and stage results without a remembered body to be kept with (they are kept with it); switching off the request reading leaves the stage results without one.',
+  );
+  out();
+  out(`| memo | ${MEMO_SIZES.map((n) => `N = ${n}: hits | N = ${n}: CPU µs/call on | N = ${n}: off | N = ${n}: saved`).join(' | ')} |`);
+  out(`|---|${MEMO_SIZES.map(() => '---|---|---|---').join('|')}|`);
+  for (const memo of Object.values(MEMO)) {
+    const cells = MEMO_SIZES.map((n) => {
+      const row = rows.find((x) => x.memo === memo && x.n === n);
+      if (row.lookups === 0) return 'not looked up | | | ';
+      return `${(100 * row.hitRate).toFixed(0)} % | ${spread(row.onCpu, int)} | ${spread(row.offCpu, int)} | ${spread(row.saved.map((x) => 100 * x), (x) => `${x.toFixed(0)} %`)}`;
+    });
+    out(`| ${memo.replace(/_/g, '-')} | ${cells.join(' | ')} |`);
+  }
+}
+if (wanted('scale')) {
+  out();
+  out(`## Cost against what a ControlPlane holds (converged sync, concurrency 2)`);
+  out();
+  out(
+    'Each row is the converged request grown in one dimension, still converged (the answer\'s Ready reason is shown). ' +
+      'Concurrency 2 keeps the largest bodies within the in-flight budget of the deployed server (8 MiB): beyond it, it answers 429 by design. ' +
+      '"CPU µs/req" is the server\'s CPU time per hook call; linear cost shows as a constant hook/floor ratio and CPU per item. ' +
+      'Each row repeats its body: the hook reads it from its memo of parsed bodies up to 256 KiB, and parses every call above (the 1,000 rows of children and CredentialRotations).',
+  );
+  out();
+  out('| dimension | n | body KiB | Ready | hook req/s | floor req/s | hook/floor | hook p99 ms | CPU µs/req hook | CPU µs/req floor |');
+  out('|---|---|---|---|---|---|---|---|---|---|');
+  const DIMENSIONS = [
+    { name: 'observed children', grow: withChildren },
+    { name: 'CredentialRotations', grow: withRotations },
+    { name: 'access rules', grow: withAccessRules },
+  ];
+  for (const d of DIMENSIONS) {
+    for (const n of SCALE) {
+      const body = JSON.stringify(d.grow(convergedCall.request, n));
+      const answer = await answerOf('/controlplane/sync', body);
+      const ready = JSON.parse(answer).status.conditions.find((c) => c.type === 'Ready');
+      await setFloor(answer);
+      let runs;
+      try {
+        runs = await cell(['/controlplane/sync', '/bench/floor'], body, 2);
+      } catch (err) {
+        if (!(err instanceof MeasurementFailed)) throw err;
+        failures++;
+        progress(`failed: ${err.message}`);
+        out(`| ${d.name} | ${n} | ${kib(body)} | ${ready?.status} ${ready?.reason} | failed: ${err.message} | | | | | |`);
+        continue;
+      }
+      out(
+        `| ${d.name} | ${n} | ${kib(body)} | ${ready?.status} ${ready?.reason} | ${stat(runs, (r) => r['/controlplane/sync'].rps, int)} | ${stat(runs, (r) => r['/bench/floor'].rps, int)} ` +
+          `| ratio ${spread(ratioOf(runs, '/controlplane/sync', '/bench/floor', (m) => m.rps), two)} | ${stat(runs, (r) => r['/controlplane/sync'].p99, ms)} ` +
+          `| ${stat(runs, (r) => r['/controlplane/sync'].cpuUs, int)} | ${stat(runs, (r) => r['/bench/floor'].cpuUs, int)} |`,
+      );
+    }
+  }
+
+}
+if (wanted('memory')) {
+  out();
+  out(`## Memory over a long run (${LONG.toLocaleString('en')} converged syncs, concurrency 16)`);
+  out();
+  await prepareFleet();
+  const largest = Math.max(...FLEET_SIZES);
+  for (const { label, body, source } of [
+    { label: 'One converged body', body: JSON.stringify(convergedCall.request) },
+    { label: `The fleet of ${largest.toLocaleString('en')} converged ControlPlanes, each resynced in turn`, source: fleetSource(largest, false) },
+  ]) {
+    const start = await usage();
+    progress(`long run: ${LONG} converged syncs (${label})`);
+    let done = 0;
+    let next = 0;
+    const samples = [];
+    const requests = source ? [{ setupRequest: (request) => ({ ...request, body: source(next++) }) }] : undefined;
+    const run = autocannon({ url: `${server.url}/controlplane/sync`, method: 'POST', headers: { 'content-type': 'application/json' }, body: body ?? source(0), requests, connections: 16, amount: LONG, sampleInt: 100 });
+    // Sampled by requests answered, not by time: the run has its SAMPLES samples however fast or
+    // slow the machine is (sampled by time, a smoke run on a busy machine got too few to fit a slope).
+    const SAMPLES = 40;
+    const every = Math.max(1, Math.floor(LONG / SAMPLES));
+    let sampling = Promise.resolve();
+    run.on('response', () => {
+      const at = ++done;
+      if (at % every === 0) sampling = sampling.then(async () => samples.push({ requests: at, rss: (await usage()).rss }));
+    });
+    const ticker = setInterval(() => progress(`long run: ${done} of ${LONG} requests`), 30_000);
+    const long = await run;
+    clearInterval(ticker);
+    await sampling;
+    const end = await usage();
+    samples.push({ requests: done, rss: end.rss });
+    // Least squares over the run after its first tenth (heap growth to its working size is not a leak).
+    const fit = samples.filter((s) => s.requests >= LONG / 10);
+    let slope = NaN;
+    if (fit.length >= 2) {
+      const mx = fit.reduce((a, s) => a + s.requests, 0) / fit.length;
+      const my = fit.reduce((a, s) => a + s.rss, 0) / fit.length;
+      const sxy = fit.reduce((a, s) => a + (s.requests - mx) * (s.rss - my), 0);
+      const sxx = fit.reduce((a, s) => a + (s.requests - mx) ** 2, 0);
+      slope = sxx > 0 ? (sxy / sxx) * 100_000 : NaN;
+    }
+    const peak = Math.max(...samples.map((s) => s.rss));
+    out(
+      `${label}: RSS before ${mb(start.rss)} MB, after ${mb(end.rss)} MB, peak ${mb(peak)} MB; slope ${Number.isNaN(slope) ? 'n/a' : (slope / 1024 / 1024).toFixed(2)} MB per 100,000 requests ` +
+        `(least squares over ${fit.length} samples after the first tenth). ${long.requests.total} requests, ${long.non2xx} non-2xx, ${long.duration.toFixed(0)} s, ` +
+        `${((end.cpuMicros - start.cpuMicros) / Math.max(1, done)).toFixed(0)} µs server CPU per request.`,
+    );
+    if (long.non2xx > 0 || long.errors > 0) {
+      failures++;
+      out(`**Failed:** ${long.non2xx} answers were not 2xx (the overload guard answers 429 on a saturated machine), ${long.errors} errors.`);
+    }
+    out();
+  }
+
+}
+if (wanted('profile')) {
+  out();
+  out('## Where the time goes (CPU profile of the converged sync at concurrency 16, after warm-up)');
+  out();
+  {
+    const body = JSON.stringify(convergedCall.request);
+    await setFloor(await answerOf('/controlplane/sync', body));
+    await load('/controlplane/sync', body, 16, WARMUP_SECONDS, { quiet: true });
+    const file = join(logDir, 'sync.cpuprofile');
+    const ipc = (message, reply) =>
+      new Promise((resolve) => {
+        const on = (m) => m?.profile === reply && (server.child.off('message', on), resolve());
+        server.child.on('message', on);
+        server.child.send(message);
+      });
+    await ipc({ profile: 'start' }, 'started');
+    await load('/controlplane/sync', body, 16, SECONDS);
+    await ipc({ profile: 'stop', file }, 'stopped');
+    const profile = JSON.parse(readFileSync(file, 'utf8'));
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    const parentOf = new Map();
+    for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+    /** The package of a frame: an npm package, a file of ours (dist/…), Node's own code, or V8. */
+    const packageOf = ({ url, functionName }) => {
+      if (!url) return functionName === '(garbage collector)' || functionName === '(idle)' || functionName === '(program)' ? functionName : '(V8 built-ins)';
+      const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//)?.[1];
+      if (pkg) return pkg;
+      if (url.includes('/dist/')) return `ours: ${url.replace(/^.*\/dist\//, '')}`;
+      if (url.includes('/bench/')) return 'bench server';
+      return 'node (core)';
+    };
+    const inclusive = new Map();
+    const selfTime = new Map();
+    let total = 0;
+    profile.samples.forEach((id, i) => {
+      const dt = profile.timeDeltas[i] ?? 0;
+      total += dt;
+      let node = byId.get(id);
+      selfTime.set(packageOf(node.callFrame), (selfTime.get(packageOf(node.callFrame)) ?? 0) + dt);
+      const counted = new Set();
+      for (; node; node = byId.get(parentOf.get(node.id))) {
+        const key = packageOf(node.callFrame);
+        if (counted.has(key)) continue;
+        counted.add(key);
+        inclusive.set(key, (inclusive.get(key) ?? 0) + dt);
+      }
+    });
+    const pct = (us) => `${((us / total) * 100).toFixed(1)} %`;
+    out('Inclusive: the share of samples with the package anywhere on the stack (fastify calls the handler from inside the body parser, so the parser and fastify include the hook). Self: the share spent in the package\'s own code.');
+    out();
+    out('| package | inclusive | self |');
+    out('|---|---|---|');
+    for (const [key, us] of [...inclusive].filter(([k]) => k !== '(root)').sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+      out(`| ${key} | ${pct(us)} | ${pct(selfTime.get(key) ?? 0)} |`);
+    }
+  }
+}
+out();
+out(`Load average (1, 5, 15 min) at the end: ${loadavg().map((x) => x.toFixed(1)).join(', ')}; the run took ${Math.round((Date.now() - started) / 60_000)} min.`);
 out();
 out(`Log lines written by the server during the run: ${readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length.toLocaleString('en')} (${mb(statSync(logFile).size)} MB).`);
 

@@ -1,13 +1,14 @@
 // The server under benchmark: the production server, configured exactly as src/main.ts configures
 // a deployed one from the environment, which bench.mjs takes from manifests/deployment.yaml
 // (logging at info, the overload guard on, NODE_OPTIONS), its log lines going to stdout, which
-// bench.mjs points at a file. Three routes exist only here:
+// bench.mjs points at a file. Four routes exist only here:
 // - POST /bench/echo parses the body like a hook route and serialises it back;
 // - POST /bench/floor parses the body like a hook route and answers a fixed object, set with
 //   PUT /bench/floor (bench.mjs sets the hook's own answer to the same body: the same-size floor);
 //   both parse every body afresh (the hook routes' parser without its memo of parsed bodies): the
 //   floor is what reading the input costs;
-// - GET /bench/usage reports this process's resident set size and CPU time.
+// - GET /bench/usage reports this process's resident set size and CPU time;
+// - PUT /bench/memos { off: [memo, …] } switches those memos off and every other on (memo.ts).
 // Over IPC: { profile: 'start' } and { profile: 'stop', file } run the V8 CPU profiler (no start-up).
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { loadConfig } from '../dist/config.js';
 import { buildServer } from '../dist/server.js';
 import { serverOptionsFrom } from '../dist/server-options.js';
 import { parseJsonBodyAfresh } from '../dist/json-body.js';
+import { MEMO, switchMemo } from '../dist/memo.js';
 
 const config = loadConfig(process.env);
 const app = await buildServer(serverOptionsFrom(config));
@@ -28,6 +30,10 @@ await app.register(async (reading) => {
   });
   reading.post('/bench/floor', async () => floor);
   reading.post('/bench/echo', async (request) => request.body);
+});
+app.put('/bench/memos', async (request) => {
+  for (const memo of Object.values(MEMO)) switchMemo(memo, !request.body.off.includes(memo));
+  return { ok: true };
 });
 app.get('/bench/usage', async () => {
   const cpu = process.cpuUsage();

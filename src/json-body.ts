@@ -25,7 +25,7 @@
 import { createHash } from 'node:crypto';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { MAX_JSON_DEPTH, scanJson } from './k8s/json-depth.js';
-import { BoundedMemo, deepFreeze } from './memo.js';
+import { BoundedMemo, countLookup, deepFreeze, MEMO, memoOn } from './memo.js';
 
 class BodyTooDeep extends Error {
   override name = 'BodyTooDeep';
@@ -104,11 +104,15 @@ let charsSeen = 0;
 
 /** `text` parsed (parseJsonText): remembered when it comes again soon enough, frozen through then. */
 export function parseRemembered(text: string): unknown {
-  if (text.length > BODY_MEMO.maxKey) return parseJsonText(text);
+  if (text.length > BODY_MEMO.maxKey || !memoOn(MEMO.body)) {
+    countLookup(MEMO.body, false);
+    return parseJsonText(text);
+  }
   charsSeen += text.length;
   const key = fingerprint(text);
   const known = byFingerprint.get(key)?.find((t) => t === text);
   const remembered = known === undefined ? undefined : bodies.peek(known);
+  countLookup(MEMO.body, remembered !== undefined);
   if (remembered !== undefined) return remembered;
   const parsed = parseJsonText(text);
   const digest = createHash('sha256').update(text, 'utf8').digest('base64');

@@ -13,6 +13,66 @@ interface Entry<V> {
   charsPut: number;
 }
 
+/**
+ * The memos an operator can watch in /metrics (c5c3_hooks_memo_lookups_total{memo,result}), named
+ * once: whether each pays in their cluster shows as its hits against its misses.
+ */
+export const MEMO = {
+  /** Parsed request bodies by their text (json-body.ts). */
+  body: 'body',
+  /** What sync read of a remembered body (controlplane/request-reading.ts). */
+  requestReading: 'request_reading',
+  /** Stage results kept with a remembered body (controlplane/stage-memo.ts). */
+  stageResult: 'stage_result',
+  /** Parsed last-applied annotations (k8s/observed.ts). */
+  lastApplied: 'last_applied',
+  /** clouds.yaml rendered and parsed (controlplane/credential/clouds-yaml.ts). */
+  cloudsYaml: 'clouds_yaml',
+  /** Secret values of captured documents (capture/secret-values.ts). */
+  secretValues: 'secret_values',
+} as const;
+export type MemoName = (typeof MEMO)[keyof typeof MEMO];
+
+/**
+ * How many ControlPlanes one replica's content memos are sized for: the values they keep (a spec
+ * read, a clouds.yaml rendered or parsed, a Secret value decoded, the redaction needles of a
+ * ControlPlane's Secrets) stay the same while a ControlPlane is converged, so each is found again
+ * on its next resync however many others resynced in between, as long as the memo holds the
+ * whole fleet. Each memo is also bounded by the characters of its keys (memory, whatever the fleet).
+ */
+export const FLEET_MEMO_CONTROLPLANES = 1024;
+
+/** Hits and misses of each named memo since the process started (counts only: never keys or values). */
+const LOOKUPS = new Map<MemoName, { hit: number; miss: number }>(Object.values(MEMO).map((name) => [name, { hit: 0, miss: 0 }]));
+
+/**
+ * Memos switched off: none in service. The benchmark's memo table (bench/server.mjs) switches one
+ * off at a time to measure what it saves; a memo switched off computes every lookup (a miss) and
+ * keeps nothing new.
+ */
+const SWITCHED_OFF = new Set<MemoName>();
+
+export function switchMemo(memo: MemoName, on: boolean): void {
+  if (on) SWITCHED_OFF.delete(memo);
+  else SWITCHED_OFF.add(memo);
+}
+
+export function memoOn(memo: MemoName): boolean {
+  return !SWITCHED_OFF.has(memo);
+}
+
+/** Count one lookup of `memo`: answered from memory (`hit`) or computed. */
+export function countLookup(memo: MemoName, hit: boolean): void {
+  const counts = LOOKUPS.get(memo)!;
+  if (hit) counts.hit++;
+  else counts.miss++;
+}
+
+/** The lookups counted so far, by memo (metrics.ts reads them when scraped). */
+export function memoLookups(): ReadonlyMap<MemoName, { readonly hit: number; readonly miss: number }> {
+  return LOOKUPS;
+}
+
 /** Every memo of the process (they are module singletons), so a test can start them afresh. */
 const ALL_MEMOS = new Set<BoundedMemo<unknown>>();
 
@@ -35,20 +95,23 @@ export class BoundedMemo<V> {
   private readonly maxKey: number;
   private readonly maxKeyBytes: number;
   private readonly onEvict: ((key: string) => void) | undefined;
+  private readonly name: MemoName | undefined;
 
   /**
    * At most `limit` entries. `maxKey`: a key longer than this is computed every time, never
    * looked up or kept (nothing large is held for one caller). `maxKeyBytes`: the keys held, in
    * characters, in all (a memo of many texts is bounded by what it holds, not only by how many).
-   * `onEvict`: told of each key the bounds push out.
+   * `onEvict`: told of each key the bounds push out. `name`: the lookups through `get` are
+   * counted under it (countLookup); a key over `maxKey` counts as a miss.
    */
   constructor(
     private readonly limit: number,
-    bounds: { maxKey?: number; maxKeyBytes?: number; onEvict?: (key: string) => void } = {},
+    bounds: { maxKey?: number; maxKeyBytes?: number; onEvict?: (key: string) => void; name?: MemoName } = {},
   ) {
     this.maxKey = bounds.maxKey ?? Infinity;
     this.maxKeyBytes = bounds.maxKeyBytes ?? Infinity;
     this.onEvict = bounds.onEvict;
+    this.name = bounds.name;
     ALL_MEMOS.add(this as BoundedMemo<unknown>);
   }
 
@@ -67,9 +130,11 @@ export class BoundedMemo<V> {
    * could push it out, and then it is computed again).
    */
   get(key: string, compute: () => V): V {
-    if (key.length > this.maxKey) return compute();
-    const hit = this.hit(key);
+    const off = this.name !== undefined && !memoOn(this.name);
+    const hit = key.length > this.maxKey || off ? undefined : this.hit(key);
+    if (this.name !== undefined) countLookup(this.name, hit !== undefined);
     if (hit !== undefined) return hit.value;
+    if (key.length > this.maxKey || off) return compute();
     const value = compute();
     this.set(key, value);
     return value;

@@ -1,6 +1,7 @@
 // Prometheus metrics: Node defaults plus one histogram of hook request durations, labelled by
 // hook and outcome only (no per-object labels: the series count does not grow with the fleet).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { memoLookups } from './memo.js';
 
 export const HOOK_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -27,6 +28,8 @@ export interface Metrics {
   /** Bytes of the hook bodies in flight (the in-flight budget), read from `readInflightBytes` when scraped. */
   inflightBytes: Gauge;
   readInflightBytes: () => number;
+  /** Lookups of the process's memos (memo.ts MEMO), by memo and result (hit, miss), read when scraped. */
+  memoLookups: Counter<'memo' | 'result'>;
 }
 
 export function createMetrics(): Metrics {
@@ -58,7 +61,21 @@ export function createMetrics(): Metrics {
     labelNames: ['hook'] as const,
     registers: [registry],
   });
-  const metrics: Metrics = { registry, hookDuration, stageDuration, stageErrors, overloaded, inflightBytes: undefined as unknown as Gauge, readInflightBytes: () => 0 };
+  const memoLookupsTotal = new Counter({
+    name: 'c5c3_hooks_memo_lookups_total',
+    help: 'Lookups of the memos of what the hooks computed from earlier requests, by memo and result (hit: answered from memory; miss: computed).',
+    labelNames: ['memo', 'result'] as const,
+    registers: [registry],
+    collect() {
+      // The counts live with the memos (module singletons, one set per process): copied when scraped.
+      this.reset();
+      for (const [memo, { hit, miss }] of memoLookups()) {
+        this.inc({ memo, result: 'hit' }, hit);
+        this.inc({ memo, result: 'miss' }, miss);
+      }
+    },
+  });
+  const metrics: Metrics = { registry, hookDuration, stageDuration, stageErrors, overloaded, inflightBytes: undefined as unknown as Gauge, readInflightBytes: () => 0, memoLookups: memoLookupsTotal };
   metrics.inflightBytes = new Gauge({
     name: 'c5c3_hooks_inflight_bytes',
     help: 'Bytes of the hook request bodies being handled now (bounded by MAX_INFLIGHT_BYTES).',

@@ -7,6 +7,7 @@ import { request } from 'node:https';
 import { fixtureControlPlane, readYamlDocs, REPO_ROOT } from './support/shared.js';
 import { post, testServer } from './support/server.js';
 import { HOOK_ROUTES } from '../src/routes.js';
+import { MEMO } from '../src/memo.js';
 
 const cpRequest = () => ({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') });
 
@@ -107,7 +108,13 @@ t.test('metrics: Node defaults and the hook histogram labelled by hook and outco
   t.match(text, /^c5c3_hooks_inflight_bytes 0$/m, 'the in-flight budget, given back');
   for (const line of text.split('\n').filter((l) => l.startsWith('c5c3_hooks_') && !l.startsWith('c5c3_hooks_inflight_bytes '))) {
     const labels = [...line.matchAll(/(\w+)="/g)].map((m) => m[1]).filter((l) => l !== 'le');
-    t.same(labels, ['hook', 'outcome'], `no per-object labels: ${line.split(' ')[0]}`);
+    if (line.startsWith('c5c3_hooks_memo_lookups_total{')) {
+      // The memo counters: one series per memo (memo.ts MEMO, a fixed set) and result.
+      t.same(labels, ['memo', 'result'], `no per-object labels: ${line.split(' ')[0]}`);
+      t.ok((Object.values(MEMO) as string[]).includes(/memo="([^"]+)"/.exec(line)![1]!), `a memo of MEMO: ${line.split(' ')[0]}`);
+    } else {
+      t.same(labels, ['hook', 'outcome'], `no per-object labels: ${line.split(' ')[0]}`);
+    }
   }
   t.notMatch(text, /controlplane-keystone|openstack/, 'no object names in metrics');
 });

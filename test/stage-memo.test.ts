@@ -1,6 +1,5 @@
 // What sync keeps with a remembered (frozen, shared) request: its reading, and the stage results
-// and clock-free values that did not read the clock (src/controlplane/request-reading.ts,
-// src/controlplane/stage-memo.ts). A request answered from what it kept gets exactly the answer it
+// that did not read the clock (src/controlplane/request-reading.ts, src/controlplane/stage-memo.ts). A request answered from what it kept gets exactly the answer it
 // would get afresh, at any clock and in any order of clocks; what read the clock, the random
 // source or the credential status is never kept; a kept result answers only the decided
 // conditions and rollout it was computed with.
@@ -10,7 +9,7 @@ import { join } from 'node:path';
 import type { CapturedCall } from '../src/capture/capture.js';
 import type { ControlPlaneHookRequest } from '../src/api/hooks.js';
 import { syncControlPlane } from '../src/controlplane/sync.js';
-import { ClockFreeValue, recordingInput, StageMemo, type StageReads } from '../src/controlplane/stage-memo.js';
+import { recordingInput, StageMemo, type StageReads } from '../src/controlplane/stage-memo.js';
 import { readRequest } from '../src/controlplane/request-reading.js';
 import type { StageInput, StageResult } from '../src/controlplane/stage.js';
 import { deepFreeze } from '../src/memo.js';
@@ -109,13 +108,4 @@ t.test('what read the clock, the random source, the credential status or all dec
     t.notOk(keepAfter(memo, input({ A: 'True' }), read), what);
     t.notOk(memo.lookup('S', input({ A: 'True' })), `${what}: nothing kept`);
   }
-  let calls = 0;
-  const clocked = new ClockFreeValue<{ calls: number; at: number }>();
-  const value = () => clocked.get(new Date(0), (now) => ({ calls: ++calls, at: now().getTime() }));
-  t.same(value(), { calls: 1, at: 0 });
-  t.same(value(), { calls: 2, at: 0 }, 'read the clock: computed every call');
-  const timeless = new ClockFreeValue<{ calls: number }>();
-  const first = timeless.get(new Date(0), () => ({ calls: ++calls }));
-  t.equal(timeless.get(new Date(0), () => ({ calls: ++calls })), first, 'did not read the clock: kept');
-  t.ok(Object.isFrozen(first), 'and frozen');
 });

@@ -5,7 +5,7 @@
 // call is replaced) and by the ControlPlane hook (condition messages copied from children never
 // carry one into the status).
 import { parse } from 'yaml';
-import { BoundedMemo } from '../memo.js';
+import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from '../memo.js';
 
 /** Values shorter than this are replaced only where they stand whole, never inside other text. */
 export const MIN_SECRET_LENGTH = 6;
@@ -68,9 +68,10 @@ export function cloudAuthSecrets(doc: JsonObject): { value: string; replace: (te
 /**
  * The clouds.yaml documents of the last calls (the ControlPlane hook reads the same few on every
  * sync of a ControlPlane): parsing is the costly part, the answer a pure function of the text.
- * Documents above 16 KiB are parsed every time (nothing large is kept).
+ * Documents above 16 KiB are parsed every time (nothing large is kept). Four documents a
+ * ControlPlane, for a fleet of FLEET_MEMO_CONTROLPLANES; at most 4 Mi characters of keys.
  */
-const documentValues = new BoundedMemo<readonly string[]>(256, { maxKey: 16 * 1024 });
+const documentValues = new BoundedMemo<readonly string[]>(4 * FLEET_MEMO_CONTROLPLANES, { maxKey: 16 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.secretValues });
 
 /** The secret values one Secret value stands for: itself, and a clouds.yaml's auth secrets. */
 export function valuesOfSecretText(text: string): readonly string[] {
@@ -86,7 +87,7 @@ export function valuesOfSecretText(text: string): readonly string[] {
  * What secretValuesOf reads of `objects`: each string the Secrets among them hold under a key that
  * is not an identifier, as sent (`decode`: base64, from `data`; else from `stringData`).
  */
-export function* secretDataEntries(objects: Iterable<Json>): Generator<{ raw: string; decode: boolean }> {
+function* secretDataEntries(objects: Iterable<Json>): Generator<{ raw: string; decode: boolean }> {
   for (const o of objects) {
     if (!isObject(o) || !isSecretObject(o)) continue;
     for (const [field, decode] of [['data', true], ['stringData', false]] as const) {

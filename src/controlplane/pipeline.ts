@@ -18,7 +18,7 @@ import { catalogStage } from './stages/catalog.js';
 import { invalidSpec } from './stages/invalid-spec.js';
 import { SERVICE_STAGES } from './services/index.js';
 import { trackUnapplied, type Unapplied, type UnappliedChild } from './unapplied.js';
-import { recordingInput, type StageMemo, type StageReads } from './stage-memo.js';
+import { recordingInput, stageComputed, type StageMemo, type StageReads } from './stage-memo.js';
 import { withinChildLimits } from './child-limits.js';
 
 export const STAGE_TABLE: readonly Stage[] = [
@@ -81,7 +81,7 @@ export function runPipeline(
   table.forEach((stage, index) => {
     if (stopped) return;
     const started = performance.now();
-    const kept = memo?.lookup(stage.name, { decided, rollout: input.rollout });
+    const kept = memo ? memo.lookup(stage.name, { decided, rollout: input.rollout }) : stageComputed();
     let result: StageResult;
     let tracked: Unapplied;
     const track = (now: () => Date) => trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, now);

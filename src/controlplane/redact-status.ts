@@ -5,8 +5,7 @@
 // `[redacted]`; a value under 6 characters only where it is the whole message (ValueReplacer).
 import type { CompositeHookResponse, ObjectMap } from '../api/hooks.js';
 import { isObject } from '../k8s/read.js';
-import { secretDataEntries, secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
-import { BoundedMemo } from '../memo.js';
+import { secretValuesOf, ValueReplacer } from '../capture/secret-values.js';
 
 export const REDACTED_VALUE = '[redacted]';
 
@@ -20,20 +19,11 @@ function objectsOf(...maps: (ObjectMap | undefined)[]): unknown[] {
 }
 
 /**
- * The replacer of the request's Secrets, its needles computed once: a ControlPlane's Secrets hold
- * the same data sync after sync. Keyed by that data as it stands in the request (each string
- * length-prefixed, so no two lists share a key), so a remembered call neither decodes nor parses;
- * undefined when the Secrets hold no value.
+ * The replacer of the request's Secrets, undefined when they hold no value. Built every call (the
+ * clouds.yaml documents it reads are parsed once per text, secret-values.ts): remembering it saved
+ * about 4 % of the CPU of a fleet's sync, less than the 10 % a memo must save to be kept
+ * (BENCHMARKS.md, issue 34).
  */
-const replacers = new BoundedMemo<ValueReplacer | undefined>(64, { maxKey: 64 * 1024 });
-
-/** What secretValuesOf reads of `objects`, as one unambiguous text (each entry tagged and length-prefixed). */
-function secretDataKey(objects: unknown[]): string {
-  let key = '';
-  for (const { raw, decode } of secretDataEntries(objects)) key += `${decode ? 'd' : 's'}${raw.length}:${raw}`;
-  return key;
-}
-
 function replacerOf(objects: unknown[]): ValueReplacer | undefined {
   const values = secretValuesOf(objects);
   return values.size === 0 ? undefined : new ValueReplacer([...values].map((v): [string, string] => [v, REDACTED_VALUE]), false);
@@ -45,7 +35,7 @@ export function redactConditionMessages<R extends CompositeHookResponse>(respons
   const conditions = status.conditions;
   if (!Array.isArray(conditions)) return response;
   const objects = objectsOf(request.children, request.related);
-  const replacer = replacers.get(secretDataKey(objects), () => replacerOf(objects));
+  const replacer = replacerOf(objects);
   if (!replacer) return response;
   // New condition objects: a kept condition may be the request's own (never changed in place).
   status.conditions = conditions.map((c) =>

@@ -18,10 +18,8 @@ import { controlPlaneRef, type ControlPlaneRef } from './ref.js';
 import { incumbentOver } from './duplicate-guard.js';
 import { previousUnapplied, type UnappliedChild } from './unapplied.js';
 import { activeSchedule, type Schedule } from './credential/schedule.js';
-import { ClockFreeValue, StageMemo } from './stage-memo.js';
-import type { CredentialStatus } from './credential/credential-status.js';
-import type { RolloutPlan } from './rollout/rollout.js';
-import { deepFreeze } from '../memo.js';
+import { StageMemo } from './stage-memo.js';
+import { countLookup, deepFreeze, MEMO, memoOn } from '../memo.js';
 
 export interface RequestReading extends SpecReading {
   cp: ControlPlaneRef;
@@ -41,20 +39,22 @@ export interface RequestReading extends SpecReading {
   kept: KeptWithRequest | undefined;
 }
 
-/** The stage results and the clock-free values kept with a remembered request. */
+/** The stage results kept with a remembered request. */
 export interface KeptWithRequest {
   stages: StageMemo;
-  credential: ClockFreeValue<CredentialStatus | undefined>;
-  rollout: ClockFreeValue<RolloutPlan>;
 }
 
 const kept = new WeakMap<object, RequestReading>();
 
 /** The reading of `request`: kept with a frozen (remembered, shared) request, else read afresh. */
 export function readRequest(request: ControlPlaneHookRequest): RequestReading {
-  if (!Object.isFrozen(request)) return read(request, undefined);
+  if (!Object.isFrozen(request) || !memoOn(MEMO.requestReading)) {
+    countLookup(MEMO.requestReading, false);
+    return read(request, undefined);
+  }
   let reading = kept.get(request);
-  if (reading === undefined) kept.set(request, (reading = read(request, { stages: new StageMemo(), credential: new ClockFreeValue(), rollout: new ClockFreeValue() })));
+  countLookup(MEMO.requestReading, reading !== undefined);
+  if (reading === undefined) kept.set(request, (reading = read(request, { stages: new StageMemo() })));
   return reading;
 }
 

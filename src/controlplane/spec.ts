@@ -8,7 +8,7 @@ import { at, isObject, isObjectName, stringAt } from '../k8s/read.js';
 import { HTTP_METHODS, type AccessRule } from './credential/application-credential.js';
 import { childNames } from './names.js';
 import { ownedNameProblem } from '../api/owned-names.js';
-import { BoundedMemo, deepFreeze, exactKey } from '../memo.js';
+import { deepFreeze } from '../memo.js';
 
 const validateSpec = compileValidator<ControlPlaneSpec>(ControlPlaneSpec, 'spec');
 
@@ -63,23 +63,15 @@ const usable = <T>(value: T): Resolved<T> => ({ ok: true, value });
 const refused = <T>(errors: string[]): Resolved<T> => ({ ok: false, errors });
 
 /**
- * Readings of the last specs seen (a ControlPlane's spec is the same sync after sync): reading is
- * a pure function of the spec and the ControlPlane's name, keyed by exactKey (JSON text would
- * write a spec with 1e400, -1e400 or null alike and answer one with the other's reading). A reading is shared, so it
- * is frozen through: a stage that tried to change it would throw (no stage does). Specs above
- * 64 Ki characters are read every time.
+ * `spec` of the ControlPlane named `cp`: defaulted, validated and resolved. Read every call: a
+ * memo of readings (keyed by the spec's exact text) cost as much as it saved at fleet traffic
+ * (BENCHMARKS.md, issue 34). The reading is frozen through: a reading kept with a remembered
+ * request (request-reading.ts) is shared by the calls it answers.
  */
-const readings = new BoundedMemo<SpecReading>(256, { maxKey: 64 * 1024 });
-
-/** `spec` of the ControlPlane named `cp`: defaulted, validated and resolved. */
 export function readSpec(raw: unknown, cp: string): SpecReading {
-  const read = (): SpecReading => {
-    const { value: spec, errors } = validateSpec(isObject(raw) ? raw : {});
-    if (!isObject(raw)) errors.unshift('spec: must be an object');
-    return deepFreeze({ spec, errors, resolved: resolveSpec(spec, cp) });
-  };
-  if (!isObject(raw)) return read();
-  return readings.get(exactKey([cp, raw]), read);
+  const { value: spec, errors } = validateSpec(isObject(raw) ? raw : {});
+  if (!isObject(raw)) errors.unshift('spec: must be an object');
+  return deepFreeze({ spec, errors, resolved: resolveSpec(spec, cp) });
 }
 
 export function resolveSpec(spec: ControlPlaneSpec, cp: string): ResolvedSpec {

@@ -14,11 +14,9 @@
 // frozen through: it is shared by the calls it answers, as the request is.
 //
 // The same holds for the unapplied-children tracking of the stage's children (unapplied.ts): it
-// reads the clock only when a child is unapplied, and is kept with the result when it did not;
-// and for the two values sync computes from the request and the clock before the stages (the
-// credential status and the rollout plan: ClockFreeValue).
+// reads the clock only when a child is unapplied, and is kept with the result when it did not.
 import type { Condition } from '../k8s/conditions.js';
-import { deepFreeze, exactKey } from '../memo.js';
+import { countLookup, deepFreeze, exactKey, MEMO, memoOn } from '../memo.js';
 import type { StageInput, StageResult } from './stage.js';
 import type { Unapplied } from './unapplied.js';
 
@@ -43,6 +41,12 @@ export class StageMemo {
 
   /** The kept result of `stage` when this call's values hold every value it read; else undefined. */
   lookup(stage: string, input: Pick<StageInput, 'decided' | 'rollout'>): Kept | undefined {
+    const kept = memoOn(MEMO.stageResult) ? this.matching(stage, input) : undefined;
+    countLookup(MEMO.stageResult, kept !== undefined);
+    return kept;
+  }
+
+  private matching(stage: string, input: Pick<StageInput, 'decided' | 'rollout'>): Kept | undefined {
     const kept = this.kept.get(stage);
     if (kept === undefined) return undefined;
     if (kept.reads.rollout !== undefined && kept.reads.rollout !== rolloutKey(input.rollout)) return undefined;
@@ -51,8 +55,15 @@ export class StageMemo {
   }
 
   keep(stage: string, reads: StageReads, result: StageResult, unapplied: Unapplied | undefined): void {
+    if (!memoOn(MEMO.stageResult)) return;
     this.kept.set(stage, deepFreeze({ reads, result, ...(unapplied ? { unapplied } : {}) }));
   }
+}
+
+/** A stage of a request that is not remembered, computed (a miss): undefined, as a lookup that found nothing. */
+export function stageComputed(): undefined {
+  countLookup(MEMO.stageResult, false);
+  return undefined;
 }
 
 /**
@@ -123,25 +134,6 @@ export function recordingInput(input: StageInput, reads: StageReads, onOpaque: (
       return input.rollout;
     },
   };
-}
-
-/**
- * One value sync computes from a remembered request and the clock (the credential status, the
- * rollout plan), kept when its computation did not read the clock; a kept value is frozen through.
- */
-export class ClockFreeValue<T> {
-  private kept: { value: T } | undefined;
-
-  get(now: Date, compute: (now: () => Date) => T): T {
-    if (this.kept) return this.kept.value;
-    let read = false;
-    const value = compute(() => {
-      read = true;
-      return now;
-    });
-    if (!read) this.kept = { value: deepFreeze(value) };
-    return value;
-  }
 }
 
 const conditionKey = (c: Condition | undefined): string | undefined => (c === undefined ? undefined : exactKey(c));

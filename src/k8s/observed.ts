@@ -7,7 +7,7 @@ import { isObject, stringAt } from './read.js';
 import { CLUSTER_SCOPED_KINDS, type KindInfo } from './kinds.js';
 import { findCondition, isConditionTrue } from './conditions.js';
 import { parseBounded } from './json-depth.js';
-import { BoundedMemo, deepFreeze } from '../memo.js';
+import { BoundedMemo, deepFreeze, MEMO } from '../memo.js';
 
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -96,7 +96,7 @@ function isKubeObject(obj: unknown): obj is KubeObject {
  * with many children does not cycle through it and pay for remembering without ever recalling.
  * Texts above 8 KiB are parsed every time.
  */
-const appliedTexts = new BoundedMemo<unknown>(16_384, { maxKey: 8 * 1024, maxKeyBytes: 4 * 1024 * 1024 });
+const appliedTexts = new BoundedMemo<unknown>(16_384, { maxKey: 8 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.lastApplied });
 
 /** The object as we last applied it (the last-applied annotation), if readable. */
 export function lastApplied(obj: KubeObject): KubeObject | undefined {

@@ -40,6 +40,16 @@ t.test('bench prints its report and progress, and writes only with --write', asy
   for (const dimension of ['observed children', 'CredentialRotations', 'access rules']) {
     for (const n of [1, 3]) t.match(r.stdout, new RegExp(`\\n\\| ${dimension} \\| ${n} \\| \\d+ \\| True AllReady \\| .*\\| ratio \\d+\\.\\d\\d`), `${dimension} × ${n}`);
   }
+  // The fleet rows (issue 34): each size, steady and with one member changing, with the memo hit rates.
+  for (const n of [1, 3]) {
+    for (const changing of ['none', 'one per round']) {
+      t.match(r.stdout, new RegExp(`\\n\\| fleet, N = ${n} \\| ${changing} \\| 16 \\| .*\\| ratio \\d+\\.\\d\\d .*\\| \\d+ \\| body \\d+ %, request-reading \\d+ %`), `fleet of ${n}, ${changing} changing`);
+    }
+  }
+  // What each memo saves: every memo of the service has its row.
+  for (const memo of ['body', 'request-reading', 'stage-result', 'last-applied', 'clouds-yaml', 'secret-values']) {
+    t.match(r.stdout, new RegExp(`\\n\\| ${memo} \\| (\\d+ % \\| \\d+ \\| \\d+ \\| -?\\d+ %|not looked up)`), `memo table: ${memo}`);
+  }
   t.notMatch(r.stdout, /extra Secrets/, 'the unrelated-Secrets case is gone');
   t.match(r.stdout, /slope -?\d+\.\d\d MB per 100,000 requests/, 'RSS slope');
   // Sampled every fortieth of the long run's requests, not by time: as many samples on a busy machine.

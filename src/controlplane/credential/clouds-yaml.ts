@@ -7,7 +7,7 @@ import { parse, stringify } from 'yaml';
 import { isObject } from '../../k8s/read.js';
 import { OPENSTACK_ADMIN, keystoneInternalUrl } from '../names.js';
 import type { StageInput } from '../stage.js';
-import { BoundedMemo, exactKey } from '../../memo.js';
+import { BoundedMemo, exactKey, FLEET_MEMO_CONTROLPLANES, MEMO } from '../../memo.js';
 
 /** K-ORC runs in-cluster: every clouds.yaml selects the internal endpoints. */
 export const ENDPOINT_TYPE = 'internal';
@@ -26,12 +26,13 @@ export function cloudTarget(input: Pick<StageInput, 'cp' | 'spec'>, cloudName: s
 /**
  * Rendered and parsed documents, keyed by everything they are made from: the K-ORC stage renders
  * and the AdminCredential stage re-renders the same documents on every sync of a ControlPlane,
- * and the materialised clouds.yaml is parsed on each of them. 256 entries cover a few hundred
- * ControlPlanes per replica at a few hundred bytes each.
+ * and the materialised clouds.yaml is parsed on each of them. Four documents a ControlPlane, for a
+ * fleet of FLEET_MEMO_CONTROLPLANES, at a few hundred characters each; at most 4 Mi characters of
+ * keys per memo.
  */
-const MEMO_ENTRIES = 256;
-const rendered = new BoundedMemo<string>(MEMO_ENTRIES);
-const parsed = new BoundedMemo<ParsedCloud>(MEMO_ENTRIES);
+const BOUNDS = { maxKeyBytes: 4 * 1024 * 1024, name: MEMO.cloudsYaml };
+const rendered = new BoundedMemo<string>(4 * FLEET_MEMO_CONTROLPLANES, BOUNDS);
+const parsed = new BoundedMemo<ParsedCloud>(4 * FLEET_MEMO_CONTROLPLANES, BOUNDS);
 
 function render(target: CloudTarget, auth: Record<string, string>, authType?: string): string {
   const key = exactKey([target.cloudName, target.region, authType, auth]);

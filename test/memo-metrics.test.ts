@@ -1,0 +1,83 @@
+// The memo hit and miss counters of /metrics (memo.ts MEMO, metrics.ts): an operator reads from
+// them whether each memo pays in their cluster, so they must count what the memos really do.
+import t from 'tap';
+import { readFileSync, readdirSync } from 'node:fs';
+import { testServer, post } from './support/server.js';
+import { MEMO, type MemoName } from '../src/memo.js';
+import type { HooksServer } from '../src/server.js';
+
+const dir = new URL('../hooks/controlplane-sync/', import.meta.url);
+const file = readdirSync(dir).find((f) => /^managed-\d+-recover-converged\.json$/.test(f))!;
+const converged = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as { request: { parent: { metadata: Record<string, unknown> } } };
+
+type Counts = Map<string, number>;
+async function lookups(app: HooksServer): Promise<Counts> {
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  const counts: Counts = new Map();
+  for (const m of text.matchAll(/^c5c3_hooks_memo_lookups_total\{memo="([a-z_]+)",result="(hit|miss)"\} (\d+)$/gm)) counts.set(`${m[1]}/${m[2]}`, Number(m[3]));
+  return counts;
+}
+const moved = (before: Counts, after: Counts, memo: MemoName, result: 'hit' | 'miss') => (after.get(`${memo}/${result}`) ?? 0) - (before.get(`${memo}/${result}`) ?? 0);
+
+t.test('every memo has a hit and a miss series, with no per-object labels', async (t) => {
+  const { app } = await testServer({ level: 'silent' });
+  t.teardown(() => app.close());
+  const counts = await lookups(app);
+  for (const memo of Object.values(MEMO)) {
+    t.ok(counts.has(`${memo}/hit`), `${memo} hit`);
+    t.ok(counts.has(`${memo}/miss`), `${memo} miss`);
+  }
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  t.match(text, /# TYPE c5c3_hooks_memo_lookups_total counter/);
+});
+
+t.test('a converged ControlPlane resynced with the same bytes: the memos are hit', async (t) => {
+  const { app } = await testServer({ level: 'silent' });
+  t.teardown(() => app.close());
+  const body = JSON.stringify(converged.request);
+  const before = await lookups(app);
+  for (let i = 0; i < 4; i++) t.equal((await post(app, '/controlplane/sync', body)).status, 200);
+  const after = await lookups(app);
+  // The body is kept on its second sighting and read from memory from the third on; what sync
+  // read of it and its stage results are kept with it.
+  t.ok(moved(before, after, MEMO.body, 'hit') >= 2, 'body: hits');
+  t.ok(moved(before, after, MEMO.body, 'miss') >= 1, 'body: the first sighting is a miss');
+  for (const memo of [MEMO.requestReading, MEMO.stageResult, MEMO.cloudsYaml, MEMO.secretValues]) {
+    t.ok(moved(before, after, memo, 'hit') > 0, `${memo}: hits`);
+  }
+  t.ok(moved(before, after, MEMO.requestReading, 'miss') > 0, 'request reading: a body not remembered is read afresh');
+});
+
+t.test('every body new: the body memo misses every call, and so do the memos kept with a body', async (t) => {
+  const { app } = await testServer({ level: 'silent' });
+  t.teardown(() => app.close());
+  const before = await lookups(app);
+  const calls = 5;
+  for (let i = 0; i < calls; i++) {
+    const request = { ...converged.request, parent: { ...converged.request.parent, metadata: { ...converged.request.parent.metadata, resourceVersion: `memo-metrics-${i}` } } };
+    t.equal((await post(app, '/controlplane/sync', JSON.stringify(request))).status, 200);
+  }
+  const after = await lookups(app);
+  t.equal(moved(before, after, MEMO.body, 'hit'), 0, 'body: no hit');
+  t.equal(moved(before, after, MEMO.body, 'miss'), calls, 'body: a miss per call');
+  t.equal(moved(before, after, MEMO.requestReading, 'hit'), 0, 'request reading: no hit');
+  t.equal(moved(before, after, MEMO.requestReading, 'miss'), calls, 'request reading: a miss per call');
+  t.equal(moved(before, after, MEMO.stageResult, 'hit'), 0, 'stage results: no hit');
+  t.ok(moved(before, after, MEMO.stageResult, 'miss') >= calls, 'stage results: every stage computed');
+});
+
+t.test('finalize reads the last-applied annotations: the same texts again are hits', async (t) => {
+  const { app } = await testServer({ level: 'silent' });
+  t.teardown(() => app.close());
+  const dir = new URL('../hooks/controlplane-finalize/', import.meta.url);
+  const name = readdirSync(dir).find((f) => /^managed-\d+-delete-deletes-endpoint-service\.json$/.test(f))!;
+  const body = JSON.stringify((JSON.parse(readFileSync(new URL(name, dir), 'utf8')) as { request: unknown }).request);
+  const before = await lookups(app);
+  t.equal((await post(app, '/controlplane/finalize', body)).status, 200);
+  const between = await lookups(app);
+  t.equal((await post(app, '/controlplane/finalize', body)).status, 200);
+  const after = await lookups(app);
+  t.ok(moved(before, between, MEMO.lastApplied, 'hit') + moved(before, between, MEMO.lastApplied, 'miss') > 0, 'last applied: looked up');
+  t.ok(moved(between, after, MEMO.lastApplied, 'hit') > 0, 'last applied: the same annotations again are hits');
+  t.equal(moved(between, after, MEMO.lastApplied, 'miss'), 0, 'last applied: no miss the second time');
+});
