@@ -15,7 +15,7 @@ import type { StandIns } from './standins.js';
 import type { OpenBao } from './openbao.js';
 import { KeystoneApi, type Keystones } from './keystone.js';
 import { captureFiles, LogView, type Recorder } from './recorder.js';
-import { BROWNFIELD as HOOKS_BROWNFIELD, replayCaptured } from '../src/cli/hook-payloads.js';
+import { BROWNFIELD as HOOKS_BROWNFIELD, SERVICES as HOOKS_SERVICES, replayCaptured } from '../src/cli/hook-payloads.js';
 import type { CapturedCall } from '../src/capture/capture.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 
@@ -1013,26 +1013,9 @@ const sortKeys = (o: Obj | undefined) => o && Object.fromEntries(Object.keys(o).
 
 // ------------------------------------------------------------------------------------------------
 // Services beside Keystone against the real Keystone and K-ORC (issue 32): Placement, Glance with
-// one S3 backend and a managed bus (stand-in operators for those three and the infrastructure; the
+// one S3 backend and a managed bus (the ControlPlane of hooks/' services run) (stand-in operators for those three and the infrastructure; the
 // service users, role assignments and catalog rows are K-ORC's, in Keystone's database).
-const SERVICES_SPEC: Obj = {
-  openStackRelease: '2025.2',
-  region: 'RegionOne',
-  infrastructure: {
-    database: { clusterRef: { name: 'openstack-db' }, database: 'keystone' },
-    cache: { clusterRef: { name: 'openstack-memcached' }, backend: 'dogpile.cache.pymemcache', replicas: 1 },
-    messaging: { replicas: 1 },
-  },
-  services: {
-    keystone: { replicas: 1 },
-    placement: { replicas: 1 },
-    glance: {
-      replicas: 1,
-      backends: [{ name: 's3', type: 'S3', isDefault: true, s3: { bucket: 'glance-images', endpoint: 'https://s3.example.com', region: 'eu-1', credentialsSecretRef: { name: 'glance-s3-credentials' } } }],
-    },
-  },
-  korc: { adminCredential: { cloudCredentialsRef: { cloudName: 'admin', secretName: 'k-orc-clouds-yaml' } } },
-};
+const SERVICES_SPEC: Obj = HOOKS_SERVICES.spec;
 const SERVICES = [
   { name: 'placement', type: 'placement', kind: 'Placement' },
   { name: 'glance', type: 'image', kind: 'Glance' },

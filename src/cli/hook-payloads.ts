@@ -78,8 +78,8 @@ export const BROWNFIELD: Obj = {
   },
 };
 
-/** Placement, Glance with one S3 store and a managed bus beside Keystone (docs/architecture.md §2.13). */
-const SERVICES: Obj = {
+/** Placement, Glance with one S3 store and a managed bus beside Keystone (docs/architecture.md §2.13; the e2e suite derives its own from it). */
+export const SERVICES: Obj = {
   metadata: { name: 'keystone', namespace: 'openstack-services' },
   spec: {
     ...MANAGED.spec,
