@@ -309,6 +309,7 @@ function orcStatus(w: World, o: Obj, available: boolean, reason: string, message
   };
   const keep = id ?? o.status?.id;
   if (keep) status.id = keep;
+  if (o.status?.resource) status.resource = o.status.resource;
   w.cluster.updateStatus(refOf(o), status, 'k-orc');
 }
 
@@ -366,6 +367,27 @@ function createInOpenStack(w: World, o: Obj): { id?: string; wait?: string } {
   return { id };
 }
 
+/**
+ * K-ORC's reconcilePassword (user/actuator.go, c22784ca): the password is sent only when
+ * passwordRef names another Secret than status.resource.appliedPasswordRef; an empty applied ref
+ * is the creation's (the password was set by the create), so nothing is sent then. The applied
+ * ref is merge-patched into the status. Returns what it waits for, if anything.
+ */
+function reconcilePassword(w: World, o: Obj): string | undefined {
+  const ref = o.spec.resource?.passwordRef;
+  if (o.kind !== 'User' || !ref) return undefined;
+  const applied = o.status?.resource?.appliedPasswordRef ?? '';
+  if (applied === ref) return undefined;
+  const password = secretValue(w, o.metadata.namespace, ref, 'password');
+  if (password === undefined) return `waiting for Secret ${ref}`;
+  if (applied !== '') {
+    w.openstack.users.set(o.spec.resource.name, password);
+    w.notes.push({ by: 'k-orc', text: `updated the password of user ${o.spec.resource.name}` });
+  }
+  w.cluster.updateStatus(refOf(o), { ...o.status, resource: { ...(o.status?.resource ?? {}), appliedPasswordRef: ref } }, 'k-orc');
+  return undefined;
+}
+
 function deleteInOpenStack(w: World, o: Obj): void {
   const id = o.status?.id;
   if (!id) return;
@@ -419,12 +441,16 @@ function korc(w: World): void {
       continue;
     }
     if (current.status?.id) {
-      orcStatus(w, current, true, 'Success', 'OpenStack resource is up to date');
+      const wait = reconcilePassword(w, current);
+      if (wait) orcStatus(w, w.cluster.get(refOf(o))!, false, 'Progressing', wait);
+      else orcStatus(w, w.cluster.get(refOf(o))!, true, 'Success', 'OpenStack resource is up to date');
       continue;
     }
     const made = createInOpenStack(w, current);
-    if (made.id) orcStatus(w, current, true, 'Success', 'OpenStack resource is up to date', made.id);
-    else orcStatus(w, current, false, 'Progressing', made.wait!);
+    if (made.id) {
+      orcStatus(w, current, true, 'Success', 'OpenStack resource is up to date', made.id);
+      if (current.kind === 'User') reconcilePassword(w, w.cluster.get(refOf(o))!);
+    } else orcStatus(w, current, false, 'Progressing', made.wait!);
   }
 }
 
