@@ -26,6 +26,10 @@ t.test('admission refuses every child name of the ControlPlane as cloudCredentia
   for (const name of Object.values(childNames(cp.metadata.name))) {
     t.match(admit(withSecretName(cp, name)).errors.join('\n'), /must not be the name of a child of this ControlPlane/, name);
   }
+  for (const name of [`${cp.metadata.name}-placement-service-user`, `${cp.metadata.name}-placement-service-user-v2`, `${cp.metadata.name}-glance-service-user-v17`]) {
+    t.match(admit(withSecretName(cp, name)).errors.join('\n'), /must not be the name of a child of this ControlPlane/, `${name} (a service user's password Secret, rotated ones too)`);
+    t.match(readSpec(withSecretName(cp, name).spec, cp.metadata.name).resolved.korc, { ok: false, errors: [/is the name of a child of this ControlPlane/] }, `${name}: InvalidSpec when admission was bypassed`);
+  }
   t.same(admit(withSecretName(cp, 'k-orc-clouds-yaml')).errors, [], 'the default is admitted');
   t.same(admit(withSecretName(cp, `other-${cp.metadata.name}-keystone-db-credentials`)).errors, [], 'a name that only contains a child name is admitted');
   t.same(admit(withSecretName({ ...cp, metadata: { ...cp.metadata, name: 'other' } }, `${cp.metadata.name}-keystone-db-credentials`)).errors, [], "another ControlPlane's child name is not ours");

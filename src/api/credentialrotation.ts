@@ -1,10 +1,10 @@
 // The CredentialRotation API (c5c3.io/v1alpha1): single source of truth for its CRD and for the
 // validation of the objects the CredentialRotation hooks receive.
 import { Type, type Static } from '@sinclair/typebox';
-import { Conditions, CustomResource, Int32, Int64, StringEnum } from './kube.js';
+import { cel, Conditions, CustomResource, Int32, Int64, StringEnum } from './kube.js';
 import { kindNames } from './group.js';
 
-export const ROTATION_TARGETS = ['adminApplicationCredential'] as const;
+export const ROTATION_TARGETS = ['adminApplicationCredential', 'serviceUserPassword'] as const;
 
 export const CredentialRotationSpec = Type.Object(
   {
@@ -23,9 +23,28 @@ export const CredentialRotationSpec = Type.Object(
     reMint: Type.Optional(
       Type.Boolean({ description: 'Discard the current credential and mint a fresh one, once per spec generation.' }),
     ),
-    target: StringEnum(ROTATION_TARGETS, { description: 'Credential to rotate (only adminApplicationCredential).' }),
+    target: StringEnum(ROTATION_TARGETS, {
+      description:
+        'Credential to rotate: adminApplicationCredential (the ControlPlane\'s K-ORC admin application credential), or serviceUserPassword (the password of the service user targetServiceUser names; reMint only).',
+    }),
+    targetServiceUser: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        description: 'target serviceUserPassword: the K-ORC User of a service beside Keystone whose password is replaced, {controlplane}-user-{service} (seed 002 targetServiceUser).',
+      }),
+    ),
   },
-  { description: 'Desired state of a CredentialRotation.' },
+  {
+    description: 'Desired state of a CredentialRotation.',
+    ...cel(
+      { rule: "has(self.targetServiceUser) == (self.target == 'serviceUserPassword')", message: 'targetServiceUser is set exactly when target is serviceUserPassword' },
+      {
+        rule: "self.target != 'serviceUserPassword' || (!has(self.intervalDays) && !has(self.bootstrap))",
+        message: 'a serviceUserPassword rotation is a one-shot reMint: intervalDays and bootstrap apply to adminApplicationCredential only',
+      },
+    ),
+  },
 );
 
 export const CredentialRotationStatus = Type.Object(

@@ -18,11 +18,18 @@ export const OWNED_NAME_SUFFIXES: readonly string[] = [
   }),
 ];
 
+/**
+ * The prefixes of name families appended to the ControlPlane name: a service user's rotated
+ * password Secrets `-<svc>-service-user-v2`, `-v3`, … (services/password-rotation.ts).
+ */
+export const OWNED_NAME_PREFIXES: readonly string[] = MANAGED_SERVICES.map((svc) => `${serviceChildNames('', svc).password}-v`);
+
 /** A problem message when `name` is a child name of ControlPlane `cp`, else undefined. */
 export function ownedNameProblem(cp: string, name: string): string | undefined {
-  const suffix = OWNED_NAME_SUFFIXES.find((s) => name === `${cp}${s}`);
+  const suffix = OWNED_NAME_SUFFIXES.find((s) => name === `${cp}${s}`) ?? OWNED_NAME_PREFIXES.find((p) => name.startsWith(`${cp}${p}`));
   if (suffix === undefined) return undefined;
-  return `${name} is the name of a child of this ControlPlane (the ControlPlane name + ${suffix}); choose another name (the field is immutable: recreate the ControlPlane)`;
+  const what = OWNED_NAME_SUFFIXES.includes(suffix) ? suffix : `${suffix}<n>`;
+  return `${name} is the name of a child of this ControlPlane (the ControlPlane name + ${what}); choose another name (the field is immutable: recreate the ControlPlane)`;
 }
 
 /**
@@ -33,7 +40,8 @@ export function ownedNameProblem(cp: string, name: string): string | undefined {
  */
 export function ownedNameRule(field: string): string {
   const list = OWNED_NAME_SUFFIXES.map((s) => `'${s}'`).join(', ');
+  const prefixes = OWNED_NAME_PREFIXES.map((p) => `'${p}'`).join(', ');
   const path = field.split('.');
   const guards = path.map((_, i) => `!has(self.${path.slice(0, i + 1).join('.')})`).join(' || ');
-  return `oldSelf.hasValue() || ${guards} || ![${list}].exists(s, self.${field} == self.metadata.name + s)`;
+  return `oldSelf.hasValue() || ${guards} || (![${list}].exists(s, self.${field} == self.metadata.name + s) && ![${prefixes}].exists(p, self.${field}.startsWith(self.metadata.name + p)))`;
 }

@@ -119,6 +119,7 @@ export const REASON = {
   ServiceAccountFailed: 'ServiceAccountFailed',
   ServiceAccountError: 'ServiceAccountError',
   WaitingForServicePasswordBackup: 'WaitingForServicePasswordBackup',
+  RotatingServicePassword: 'RotatingServicePassword',
   WaitingForServiceCatalog: 'WaitingForServiceCatalog',
   ServiceCatalogFailed: 'ServiceCatalogFailed',
   ServiceDeletionBlocked: 'ServiceDeletionBlocked',

@@ -11,6 +11,7 @@ export const ROTATION_REASON = {
   WaitingForBootstrap: 'WaitingForBootstrap',
   WaitingForApplicationCredential: 'WaitingForApplicationCredential',
   WaitingForAdminPassword: 'WaitingForAdminPassword',
+  WaitingForServiceUser: 'WaitingForServiceUser',
   NoRotationNeeded: 'NoRotationNeeded',
   RotationTriggered: 'RotationTriggered',
   // RotationComplete

@@ -15,7 +15,9 @@ import { at, stringAt } from '../k8s/read.js';
 import { CONDITION, REASON as CP_REASON } from '../controlplane/conditions.js';
 import { childNames } from '../controlplane/names.js';
 import { publishedCredential } from '../controlplane/credential/slots.js';
-import { ADMIN_AC_TARGET, honours, latchedAt, lists, requestKey, type LatchedRequest } from '../controlplane/credential/rotation-requests.js';
+import { ADMIN_AC_TARGET, SERVICE_USER_TARGET, honours, latchedAt, lists, requestKey, type LatchedRequest } from '../controlplane/credential/rotation-requests.js';
+import { isAvailableUpToDate } from '../k8s/orc.js';
+import { MANAGED_SERVICES, serviceChildNames } from '../api/child-names.js';
 import { formatTime } from '../k8s/conditions.js';
 import type { HookEvent } from '../events.js';
 import { ROTATION_CONDITION, ROTATION_REASON, ROTATION_WAIT_SECONDS } from './conditions.js';
@@ -38,20 +40,67 @@ function requestOf(cr: CredentialRotationParent, generation: number, latchedAt: 
   return { key: requestKey(cr.metadata.uid ?? '', generation), legacyKey: `${cr.metadata.name}/${generation}`, name: cr.metadata.name, generation, latchedAt };
 }
 
-function decide(cr: CredentialRotationParent, generation: number, latched: number, cps: KubeObject[], ac: KubeObject | undefined): Verdict {
-  const spec = (cr.spec ?? {}) as Record<string, unknown>;
-  const wait = (reason: string, message: string, requeue: number | null = ROTATION_WAIT_SECONDS): Verdict => ({ ready: { status: 'False', reason, message }, requeue: requeue ?? undefined });
-  const done = (reason: string, message: string, latch?: number): Verdict => ({ ready: { status: 'True', reason, message }, latch });
+const wait = (reason: string, message: string, requeue: number | null = ROTATION_WAIT_SECONDS): Verdict => ({ ready: { status: 'False', reason, message }, requeue: requeue ?? undefined });
+const done = (reason: string, message: string, latch?: number): Verdict => ({ ready: { status: 'True', reason, message }, latch });
 
-  if (spec.target !== ADMIN_AC_TARGET) {
-    return wait(ROTATION_REASON.UnsupportedTarget, `The target ${JSON.stringify(spec.target)} is not supported: only ${ADMIN_AC_TARGET}`, null);
-  }
+/** The one ControlPlane of the namespace, or the verdict that there is none to act on. */
+function theControlPlane(cr: CredentialRotationParent, cps: KubeObject[]): KubeObject | Verdict {
   if (cps.length === 0) return wait(ROTATION_REASON.NoControlPlane, `No ControlPlane in namespace ${cr.metadata.namespace}`);
   if (cps.length > 1) {
     const names = cps.map((c) => c.metadata.name).sort().join(', ');
     return wait(ROTATION_REASON.AmbiguousControlPlane, `More than one ControlPlane in namespace ${cr.metadata.namespace} (${names}): refusing to pick one`, null);
   }
-  const cp = cps[0]!;
+  return cps[0]!;
+}
+
+const isVerdict = (x: KubeObject | Verdict): x is Verdict => 'ready' in x;
+
+/** The K-ORC User names of the services the ControlPlane declares. */
+function serviceUsers(cp: KubeObject): string[] {
+  const services = (at(cp, 'spec', 'services') ?? {}) as Record<string, unknown>;
+  return MANAGED_SERVICES.filter((svc) => services[svc] !== undefined && services[svc] !== null).map((svc) => serviceChildNames(cp.metadata.name, svc).user);
+}
+
+/**
+ * target serviceUserPassword (docs/architecture.md §2.14): the request is latched once the
+ * service's User exists; the ControlPlane replaces the password and lists the request on the User.
+ */
+function decideServiceUser(cr: CredentialRotationParent, generation: number, latched: number, cps: KubeObject[], user: KubeObject | undefined): Verdict {
+  const spec = (cr.spec ?? {}) as Record<string, unknown>;
+  const target = spec.targetServiceUser;
+  if (typeof target !== 'string' || target.length === 0) {
+    return wait(ROTATION_REASON.UnsupportedTarget, `The target ${SERVICE_USER_TARGET} needs spec.targetServiceUser: the K-ORC User of a service`, null);
+  }
+  if (spec.bootstrap !== undefined || spec.intervalDays !== undefined) {
+    return wait(ROTATION_REASON.UnsupportedTarget, `The target ${SERVICE_USER_TARGET} is a one-shot reMint: bootstrap and intervalDays apply to ${ADMIN_AC_TARGET} only`, null);
+  }
+  const found = theControlPlane(cr, cps);
+  if (isVerdict(found)) return found;
+  const cp = found;
+  const users = serviceUsers(cp);
+  if (!users.includes(target)) {
+    const known = users.length > 0 ? `its service users are ${users.join(', ')}` : 'it declares no service';
+    return wait(ROTATION_REASON.UnsupportedTarget, `User ${target} is not a service user of ControlPlane ${cp.metadata.name} (${known})`, null);
+  }
+  const live = user && !isTerminating(user) ? user : undefined;
+  if (spec.reMint === true && latched !== generation) {
+    if (!live) return wait(ROTATION_REASON.WaitingForServiceUser, `User ${target} does not exist yet; the password rotation is requested once it does`);
+    if (lists(live, requestKey(cr.metadata.uid ?? '', generation))) {
+      return done(ROTATION_REASON.NoRotationNeeded, `The password of User ${target} was already replaced for this request`, generation);
+    }
+    return done(ROTATION_REASON.RotationTriggered, `Password rotation of User ${target} requested from ControlPlane ${cp.metadata.name} (generation ${generation})`, generation);
+  }
+  return done(ROTATION_REASON.NoRotationNeeded, latched === generation ? `The password rotation of generation ${generation} was already requested` : 'No password rotation requested');
+}
+
+function decide(cr: CredentialRotationParent, generation: number, latched: number, cps: KubeObject[], ac: KubeObject | undefined): Verdict {
+  const spec = (cr.spec ?? {}) as Record<string, unknown>;
+  if (spec.target !== ADMIN_AC_TARGET) {
+    return wait(ROTATION_REASON.UnsupportedTarget, `The target ${JSON.stringify(spec.target)} is not supported: only ${ADMIN_AC_TARGET} and ${SERVICE_USER_TARGET}`, null);
+  }
+  const found = theControlPlane(cr, cps);
+  if (isVerdict(found)) return found;
+  const cp = found;
   const acName = childNames(cp.metadata.name).adminAppCredential;
   const live = ac && !isTerminating(ac) ? ac : undefined;
   if (spec.bootstrap === true) {
@@ -90,6 +139,21 @@ function completion(request: LatchedRequest | undefined, ac: KubeObject | undefi
 }
 
 /**
+ * RotationComplete of a service user's password: the User lists the latched request, K-ORC
+ * applied the Secret it names (appliedPasswordRef) and is Available at its generation. Sticky
+ * like the admin AC's.
+ */
+function userCompletion(request: LatchedRequest | undefined, user: KubeObject | undefined, before: Condition | undefined): ConditionDecision | undefined {
+  if (!request) return undefined;
+  if (before?.status === 'True') return { status: 'True', reason: before.reason, message: before.message };
+  const ref = stringAt(user, 'spec', 'resource', 'passwordRef');
+  if (user && !isTerminating(user) && honours(user, request) && ref !== undefined && stringAt(user, 'status', 'resource', 'appliedPasswordRef') === ref && isAvailableUpToDate(user)) {
+    return { status: 'True', reason: ROTATION_REASON.RotationCompleted, message: `K-ORC set the password of Secret ${ref} in Keystone for User ${user.metadata.name} (request ${request.key})` };
+  }
+  return { status: 'False', reason: ROTATION_REASON.RotationInProgress, message: `Waiting for K-ORC to set a password replaced for request ${request.key} in Keystone` };
+}
+
+/**
  * Scheduled rotation as this CredentialRotation sees it (issue 19): when it declares intervalDays,
  * the ControlPlane's next and last rotation (its status.adminApplicationCredential), or why the
  * schedule does not apply. The ControlPlane acts on it; this hook only reports.
@@ -117,17 +181,21 @@ export function syncCredentialRotation(request: CredentialRotationSyncRequest, c
   const latchedBefore = at(previousStatus, 'lastTriggeredGeneration');
   const related = new ObjectIndex(request.related, ns);
   const cps = related.ofKind(GVK.ControlPlane).filter((c) => c.metadata.namespace === ns);
+  const spec = (cr.spec ?? {}) as Record<string, unknown>;
+  const forUser = spec.target === SERVICE_USER_TARGET;
   // The published admin AC: slot A's, or under scheduled rotation either slot's (credential/slots.ts).
-  const ac = cps.length === 1 ? publishedCredential({ name: cps[0]!.metadata.name, namespace: ns }, related).ac : undefined;
+  const ac = !forUser && cps.length === 1 ? publishedCredential({ name: cps[0]!.metadata.name, namespace: ns }, related).ac : undefined;
+  const user = forUser && typeof spec.targetServiceUser === 'string' ? related.get(GVK.User, ns, spec.targetServiceUser) : undefined;
 
-  const verdict = decide(cr, generation, typeof latchedBefore === 'number' ? latchedBefore : 0, cps, ac);
+  const latchedNumber = typeof latchedBefore === 'number' ? latchedBefore : 0;
+  const verdict = forUser ? decideServiceUser(cr, generation, latchedNumber, cps, user) : decide(cr, generation, latchedNumber, cps, ac);
   const latched = verdict.latch ?? (typeof latchedBefore === 'number' ? latchedBefore : 0);
   const newlyLatched = verdict.latch !== undefined && verdict.latch !== latchedBefore;
   const latchTime = newlyLatched ? formatTime(context.now) : latchedAt(cr as KubeObject);
   const latch: LatchedRequest | undefined =
     latched > 0 ? requestOf(cr, latched, latchTime) : undefined;
   const ready = { ...verdict.ready };
-  const schedule = scheduleReport(cr, cps);
+  const schedule = forUser ? {} : scheduleReport(cr, cps);
   if (schedule.note) ready.message += `; ${schedule.note}`;
   if (verdict.ready.reason === ROTATION_REASON.RotationTriggered) {
     context.onEvent?.({ level: 'info', reason: 'RotationNudged', message: verdict.ready.message, objects: [`CredentialRotation/${cr.metadata.name}`] });
@@ -136,7 +204,8 @@ export function syncCredentialRotation(request: CredentialRotationSyncRequest, c
   const previous = previousConditions(previousStatus);
   const conditions: Condition[] = [decideCondition(ROTATION_CONDITION.Ready, ready, previous.get(ROTATION_CONDITION.Ready), generation, context.now)];
   const sameRequest = typeof latchedBefore === 'number' && latchedBefore === latched;
-  const complete = completion(latch, ac, sameRequest ? previous.get(ROTATION_CONDITION.Complete) : undefined);
+  const before = sameRequest ? previous.get(ROTATION_CONDITION.Complete) : undefined;
+  const complete = forUser ? userCompletion(latch, user, before) : completion(latch, ac, before);
   if (complete) conditions.push(decideCondition(ROTATION_CONDITION.Complete, complete, previous.get(ROTATION_CONDITION.Complete), generation, context.now));
 
   const status: Record<string, unknown> = { conditions, observedGeneration: generation };

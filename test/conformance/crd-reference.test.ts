@@ -4,6 +4,7 @@
 import t, { type Test } from 'tap';
 import { controlPlaneCRD, credentialRotationCRD, secretAggregateCRD } from '../../src/crd/generate.js';
 import { DEFAULTS, UPDATE_PHASES } from '../../src/api/controlplane.js';
+import { ROTATION_TARGETS } from '../../src/api/credentialrotation.js';
 import { admission } from '../support/crd.js';
 import { conformance, examples, exampleControlPlane, upstreamCRD, upstreamSchema, type Obj } from '../support/shared.js';
 
@@ -68,6 +69,8 @@ const ADDED_LIMITS: Record<string, Obj> = {
   'spec.rolloutDeadline': { maxLength: 32 },
   // Seed 002's rollout phases; the reference CRD's enum predates the rollout (Idle was all it used).
   'status.updatePhase': { enum: [...UPDATE_PHASES] },
+  // Seed 002's targetServiceUser: a service user's password is a target too (docs/architecture.md §2.14).
+  'spec.target': { enum: [...ROTATION_TARGETS] },
 };
 
 // Fields of ours the reference does not have: the SecretAggregate API (docs/architecture.md §5; the reference
@@ -93,6 +96,8 @@ const ADDED_FIELDS = new Set([
   'ControlPlane spec.infrastructure.messaging',
   'ControlPlane spec.services.glance',
   'ControlPlane spec.services.placement',
+  // Service-user password rotation (seed 002 targetServiceUser, issue 32; docs/architecture.md §2.14).
+  'CredentialRotation spec.targetServiceUser',
 ]);
 
 function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: string) {

@@ -20,6 +20,8 @@ import { annotationOf, at, stringAt } from '../../k8s/read.js';
 import { ANNOTATION } from '../names.js';
 
 export const ADMIN_AC_TARGET = 'adminApplicationCredential';
+/** A service user's password (services/password-rotation.ts); `spec.targetServiceUser` names its K-ORC User. */
+export const SERVICE_USER_TARGET = 'serviceUserPassword';
 
 /** A latched re-mint request of one CredentialRotation. */
 export interface LatchedRequest {
@@ -43,9 +45,9 @@ export function requestKey(uid: string, generation: number): string {
   return `${uid}/${generation}`;
 }
 
-/** The request a CredentialRotation latched, if it latched one. */
-export function latchedRequest(cr: KubeObject): LatchedRequest | undefined {
-  if (at(cr, 'spec', 'target') !== ADMIN_AC_TARGET) return undefined;
+/** The request a CredentialRotation latched for the admin AC (or, with `user`, for that service user), if it latched one. */
+export function latchedRequest(cr: KubeObject, user?: string): LatchedRequest | undefined {
+  if (user === undefined ? at(cr, 'spec', 'target') !== ADMIN_AC_TARGET : at(cr, 'spec', 'target') !== SERVICE_USER_TARGET || at(cr, 'spec', 'targetServiceUser') !== user) return undefined;
   const generation = at(cr, 'status', 'lastTriggeredGeneration');
   if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation <= 0) return undefined;
   const uid = stringAt(cr, 'metadata', 'uid') ?? '';
@@ -58,11 +60,12 @@ export function latchedRequest(cr: KubeObject): LatchedRequest | undefined {
   };
 }
 
-export function rotationRequests(related: ObjectIndex, namespace: string): LatchedRequest[] {
+/** The latched requests of the namespace for the admin AC, or with `user` for that service user's password. */
+export function rotationRequests(related: ObjectIndex, namespace: string, user?: string): LatchedRequest[] {
   const out: LatchedRequest[] = [];
   for (const cr of related.ofKind(GVK.CredentialRotation)) {
     if (cr.metadata.namespace !== namespace) continue;
-    const request = latchedRequest(cr);
+    const request = latchedRequest(cr, user);
     if (request) out.push(request);
   }
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -92,7 +95,7 @@ export function lists(ac: KubeObject, key: string): boolean {
   return listedBy(ac)?.has(key) ?? false;
 }
 
-/** Whether the AC was minted for (or predates the latch of) `request`. */
+/** Whether the AC was minted for (or predates the latch of) `request`; any object carrying the list reads the same (a service user's password Secret). */
 export function honours(ac: KubeObject, request: LatchedRequest): boolean {
   return honoursListed(ac, listedBy(ac), request);
 }

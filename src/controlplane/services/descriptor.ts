@@ -55,6 +55,8 @@ export interface ServiceContext {
   declared: DeclaredService;
   infrastructure: Infrastructure;
   names: ReturnType<typeof serviceChildNames>;
+  /** The password Secret the service authenticates with (`names.password`, or a rotated one: password-rotation.ts). */
+  passwordSecret: string;
   /** The release to project: spec.openStackRelease, or during a rollout the one it allows (docs/architecture.md §6.1). */
   release: string;
 }
@@ -133,7 +135,7 @@ export function commonServiceSpec(d: ServiceDescriptor, ctx: ServiceContext): Re
       projectName: OPENSTACK_SERVICE_ACCOUNT.project,
       userDomainName: 'Default',
       projectDomainName: 'Default',
-      secretRef: { name: names.password, key: SERVICE_PASSWORD_KEY },
+      secretRef: { name: ctx.passwordSecret, key: SERVICE_PASSWORD_KEY },
     },
     policyOverrides: servicePolicies(ctx.spec, declared.policyOverrides),
     gateway: declared.gateway,

@@ -1,7 +1,8 @@
 // The stage of one service beside Keystone (docs/architecture.md §2.13), built from its descriptor:
 // a pure function of the request, the clock and the random source like every stage. Declared:
-// the DB credential ExternalSecret, the service user's password Secret and its PushSecret to
-// OpenBao (eso-round-trip.ts, as the admin credential), the K-ORC account (managed User, the
+// the DB credential ExternalSecret, the service user's password Secret (and, while a rotation
+// requested by a CredentialRotation walks, the next one: password-rotation.ts) and its PushSecret
+// to OpenBao (eso-round-trip.ts, as the admin credential), the K-ORC account (managed User, the
 // shared `service` project and role, a RoleAssignment), the catalog Service and its public
 // and internal Endpoints; then the service CR, created only once Keystone is Ready and the
 // account exists, kept from then on. Not declared: True/<Svc>NotManaged, nothing emitted; the
@@ -13,16 +14,14 @@ import { isAvailableUpToDate, orcDetail, terminalError } from '../../k8s/orc.js'
 import { isReadyAsDesired, readinessDetail } from '../../k8s/readiness.js';
 import { carries } from '../../k8s/carries.js';
 import { isReady } from '../../k8s/observed.js';
-import { secretString } from '../../k8s/secret.js';
 import { CONDITION, REASON, REQUEUE, type Decision } from '../conditions.js';
 import { child } from '../children.js';
 import { externalSecret } from '../external-secret.js';
-import { ownedSecret } from '../credential/round-trip.js';
+import { rotationRequests } from '../credential/rotation-requests.js';
 import { pushState, pushTrigger } from '../eso-round-trip.js';
 import {
   CLUSTER_SECRET_STORE,
   OPENSTACK_SERVICE_ACCOUNT,
-  SERVICE_PASSWORD_KEY,
   allowDeletionAnnotation,
   childNames,
   sharedServiceAccountNames,
@@ -33,10 +32,8 @@ import type { ControlPlaneRef } from '../ref.js';
 import { complete, gate, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 import { invalidSpec } from '../stages/invalid-spec.js';
 import type { KorcSettings } from '../spec.js';
+import { observedPasswordSecrets, passwordPlan } from './password-rotation.js';
 import { internalUrl, notManaged, publicUrl, servicePolicyErrors, type DeclaredService, type ServiceContext, type ServiceDescriptor } from './descriptor.js';
-
-/** Bytes of randomness in a generated service-user password (base64url, as the admin AC secret). */
-export const SERVICE_PASSWORD_BYTES = 32;
 
 const label = (o: KubeObject) => `${o.kind} ${o.metadata.name}`;
 const isOrcObject = (o: KubeObject) => o.apiVersion === GVK.User.apiVersion;
@@ -63,10 +60,13 @@ export function observedServiceChildren(d: ServiceDescriptor, input: Pick<StageI
     const o = input.children.get(kind, input.cp.namespace, name);
     return o ? [o] : [];
   });
-  const prefix = `${serviceChildNames(input.cp.name, d.name).cr}-`;
+  const n = serviceChildNames(input.cp.name, d.name);
+  const prefix = `${n.cr}-`;
   const partKind = d.partKind;
   const parts = partKind ? input.children.all().filter((o) => o.apiVersion === partKind.apiVersion && o.kind === partKind.kind && o.metadata.name.startsWith(prefix)) : [];
-  return [...named, ...parts];
+  // The rotated password Secrets (`…-service-user-v2`, …; the first is named above).
+  const rotated = [...observedPasswordSecrets(input.children, input.cp.namespace, n.password)].filter(([serial]) => serial > 1).map(([, o]) => o);
+  return [...named, ...rotated, ...parts];
 }
 
 /** The service is not declared: NotManaged, or the guarded removal of what it left behind. */
@@ -126,7 +126,7 @@ interface Account {
   catalog: KubeObject[];
 }
 
-function account(d: ServiceDescriptor, cp: ControlPlaneRef, declared: DeclaredService, korc: KorcSettings): Account {
+function account(d: ServiceDescriptor, cp: ControlPlaneRef, declared: DeclaredService, korc: KorcSettings, password: { ref: string; annotations: Record<string, string> | undefined }): Account {
   const n = serviceChildNames(cp.name, d.name);
   const shared = sharedServiceAccountNames(cp.name);
   const cloudCredentialsRef = { cloudName: korc.cloudName, secretName: korc.secretName };
@@ -134,12 +134,18 @@ function account(d: ServiceDescriptor, cp: ControlPlaneRef, declared: DeclaredSe
   const endpoint = (name: string, iface: 'public' | 'internal', url: string) =>
     child(GVK.Endpoint, cp, name, { spec: { ...managed, resource: { interface: iface, url, serviceRef: n.service, enabled: true } } });
   return {
-    user: child(GVK.User, cp, n.user, {
-      spec: {
-        ...managed,
-        resource: { name: d.name, domainRef: childNames(cp.name).domain, defaultProjectRef: shared.project, passwordRef: n.password, enabled: true },
+    user: child(
+      GVK.User,
+      cp,
+      n.user,
+      {
+        spec: {
+          ...managed,
+          resource: { name: d.name, domainRef: childNames(cp.name).domain, defaultProjectRef: shared.project, passwordRef: password.ref, enabled: true },
+        },
       },
-    }),
+      { annotations: password.annotations },
+    ),
     roleAssignment: child(GVK.RoleAssignment, cp, n.roleAssignment, {
       spec: { ...managed, resource: { roleRef: shared.role, userRef: n.user, projectRef: shared.project } },
     }),
@@ -151,7 +157,7 @@ function account(d: ServiceDescriptor, cp: ControlPlaneRef, declared: DeclaredSe
   };
 }
 
-function pushSecret(cp: ControlPlaneRef, d: ServiceDescriptor, annotations: Record<string, string> | undefined): KubeObject {
+function pushSecret(cp: ControlPlaneRef, d: ServiceDescriptor, source: string, annotations: Record<string, string> | undefined): KubeObject {
   const n = serviceChildNames(cp.name, d.name);
   return child(
     GVK.PushSecret,
@@ -161,7 +167,7 @@ function pushSecret(cp: ControlPlaneRef, d: ServiceDescriptor, annotations: Reco
       spec: {
         deletionPolicy: 'None',
         secretStoreRefs: [{ kind: 'ClusterSecretStore', name: CLUSTER_SECRET_STORE }],
-        selector: { secret: { name: n.password } },
+        selector: { secret: { name: source } },
         data: [{ conversionStrategy: 'None', match: { remoteRef: { remoteKey: serviceRemoteKeys(cp.namespace, cp.name, d.name).password } } }],
       },
     },
@@ -205,17 +211,28 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
           ])
         : undefined;
 
-      // The service user's password: kept once written; generated from the random source before.
-      const observedPassword = input.children.get(GVK.Secret, cp.namespace, n.password);
-      const password = secretString(observedPassword, SERVICE_PASSWORD_KEY) ?? input.random(SERVICE_PASSWORD_BYTES).toString('base64url');
-      const passwordSecret = ownedSecret(cp, n.password, { [SERVICE_PASSWORD_KEY]: password });
+      // The service user's password Secrets, kept once written, and their rotation (password-rotation.ts).
+      const live = (o: KubeObject | undefined) => (o && !isTerminating(o) ? o : undefined);
       const observedPush = input.children.get(GVK.PushSecret, cp.namespace, n.passwordBackup);
-      const backup = pushSecret(cp, d, pushTrigger(observedPassword, observedPush));
+      const observedCr = live(input.children.get(d.kind, cp.namespace, n.cr));
+      const plan = passwordPlan({
+        cp,
+        base: n.password,
+        children: input.children,
+        user: live(input.children.get(GVK.User, cp.namespace, n.user)),
+        push: live(observedPush),
+        cr: observedCr,
+        crSettled: isReadyAsDesired(observedCr),
+        pushed: (name, source) => pushState(n.passwordBackup, name, source, observedPush).done,
+        requests: rotationRequests(input.related, cp.namespace, n.user),
+        random: input.random,
+      });
+      const backup = pushSecret(cp, d, plan.backup.name, pushTrigger(plan.backup.observed, observedPush));
 
-      const acct = account(d, cp, declared, korc.value);
+      const acct = account(d, cp, declared, korc.value, { ref: plan.userPasswordRef, annotations: plan.userAnnotations });
       const sharedObjects = firstDeclared(d, input, order) ? sharedAccount(cp, { cloudName: korc.value.cloudName, secretName: korc.value.secretName }) : [];
       const release = input.rollout?.servicesRelease ?? input.spec.openStackRelease;
-      const ctx: ServiceContext = { cp, spec: input.spec, declared, infrastructure: infrastructure.value, names: n, release };
+      const ctx: ServiceContext = { cp, spec: input.spec, declared, infrastructure: infrastructure.value, names: n, passwordSecret: plan.crSecret, release };
       const cr = child(d.kind, cp, n.cr, { spec: d.crSpec(ctx) });
       const parts = d.parts?.(ctx) ?? [];
 
@@ -237,7 +254,7 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
       const createCr = crObserved || (accountReady && dbReady);
       const children = [
         ...(dbCredentials ? [dbCredentials] : []),
-        passwordSecret,
+        ...plan.secrets,
         backup,
         ...sharedObjects,
         ...accountObjects,
@@ -251,11 +268,12 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
       const dropped = createCr && partKind
         ? observedServiceChildren(d, input).filter((o) => o.apiVersion === partKind.apiVersion && o.kind === partKind.kind && !wanted.has(identity(o)) && !isTerminating(o))
         : [];
+      const released = [...dropped, ...plan.releases];
       const result = (decision: Decision, done = false): StageResult => ({
         condition: decision,
         outcome: done ? complete() : waiting(REQUEUE.service),
         children,
-        ...(dropped.length > 0 ? { releases: dropped.map(identity) } : {}),
+        ...(released.length > 0 ? { releases: released.map(identity) } : {}),
       });
 
       if (failedAccount) {
@@ -266,12 +284,13 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
       if (dbCredentials && !dbReady) {
         return result({ status: 'False', reason: REASON.WaitingForServiceDBCredentials, message: readinessDetail(label(dbCredentials), observed(dbCredentials)) });
       }
+      if (plan.rotating) return result({ status: 'False', reason: REASON.RotatingServicePassword, message: plan.rotating });
       if (!accountReady) {
         const stuck = accountObjects.filter((o) => !isAvailableUpToDate(observed(o)));
         const detail = stuck.length > 0 ? stuck.map((o) => orcDetail(label(o), observed(o))).join('; ') : `${d.title} account does not carry the desired spec yet`;
         return result({ status: 'False', reason: REASON.WaitingForServiceAccount, message: `${detail} (the ${d.title} CR is created once the account exists)` });
       }
-      const push = pushState(n.passwordBackup, n.password, observedPassword, observedPush);
+      const push = pushState(n.passwordBackup, plan.backup.name, plan.backup.observed, observedPush);
       if (!push.done) return result({ status: 'False', reason: REASON.WaitingForServicePasswordBackup, message: push.detail });
       const pendingCatalog = acct.catalog.filter((o) => !isAvailableUpToDate(observed(o)) || !carriesSpec(o));
       if (pendingCatalog.length > 0) {
@@ -281,6 +300,7 @@ export function serviceStage(d: ServiceDescriptor, order: readonly ServiceDescri
       if (notReady.length > 0) {
         return result({ status: 'False', reason: d.reasons.waiting, message: notReady.map((o) => readinessDetail(label(o), observed(o), o)).join('; ') });
       }
+      if (plan.blocked) return result({ status: 'False', reason: REASON.RotatingServicePassword, message: plan.blocked });
       return result({ status: 'True', reason: d.reasons.ready, message: `${d.kind.kind} ${n.cr} is Ready and registered in the catalog` }, true);
     },
   };
