@@ -9,6 +9,7 @@ import type { Obj } from '../src/sim/cluster.js';
 import { GVK, CONTROLPLANE_CHILD_KINDS } from '../src/k8s/kinds.js';
 import { SERVICE_PASSWORD_KEY, childNames, remoteKeys, serviceChildNames, serviceRemoteKeys } from '../src/controlplane/names.js';
 import { effectiveAdminPasswordRef, isManagedDatabase } from '../src/controlplane/spec.js';
+import { passwordSecretName } from '../src/controlplane/services/password-rotation.js';
 import type { Harness } from './harness.js';
 import type { Kube, Ref } from './kube.js';
 import type { StandIns } from './standins.js';
@@ -1088,6 +1089,37 @@ function realServicesScenarios(): Scenario[] {
           lines.push(`user ${s.name} (service@service, password accepted), ${s.type} ${got.join(' + ')}`);
         }
         console.log(`    Keystone: ${lines.join('; ')}`);
+
+        // A service user's password rotated (CredentialRotation target serviceUserPassword): OpenBao
+        // and Keystone hold the new one, Keystone refuses the old one, only the old Secret is deleted.
+        {
+          const n = serviceChildNames(REAL_NAME, 'placement');
+          const next = passwordSecretName(n.password, 2);
+          const passwordOf = async (name: string) => {
+            const raw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name }))?.data?.[SERVICE_PASSWORD_KEY];
+            return raw === undefined ? undefined : unb64(raw);
+          };
+          const old = (await passwordOf(n.password))!;
+          const startMints = mints(ctx);
+          const mark = Date.now();
+          const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: ns, name: 'rotate-placement-password' };
+          await ctx.kube.create({ apiVersion: crRef.apiVersion, kind: crRef.kind, metadata: { name: crRef.name, namespace: ns }, spec: { target: 'serviceUserPassword', targetServiceUser: n.user, reMint: true } });
+          await waitUntil('CredentialRotation RotationComplete=True', async () => condition(await ctx.kube.get(crRef), 'RotationComplete')?.status === 'True', 180_000, ctx);
+          await waitReady(ctx, ref, 180_000, (o) => condition(o, 'PlacementReady')?.status === 'True');
+          await waitUntil(`Secret ${n.password} released`, async () => !(await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: n.password })), 120_000, ctx);
+          const fresh = await passwordOf(next);
+          check(fresh !== undefined && fresh !== old, `no new password in Secret ${next}`);
+          const placement = await ctx.kube.get({ apiVersion: GVK.Placement.apiVersion, kind: 'Placement', namespace: ns, name: n.cr });
+          check(placement?.spec?.serviceUser?.secretRef?.name === next, `Placement authenticates with ${placement?.spec?.serviceUser?.secretRef?.name}`);
+          check(await keystone.acceptsPassword('placement', fresh!, 'service'), 'Keystone does not accept the new placement password');
+          check(!(await keystone.acceptsPassword('placement', old, 'service')), 'Keystone still accepts the old placement password');
+          const backup = await ctx.bao.get(serviceRemoteKeys(ns, REAL_NAME, 'placement').password);
+          check(backup?.[SERVICE_PASSWORD_KEY] === fresh, 'OpenBao does not hold the new placement password');
+          check(mints(ctx) === startMints, 'a mint during the password rotation');
+          const gone = [...new Set(ctx.rec.since(mark, (e) => e.namespace === ns && e.terminating).map((e) => `${e.kind}/${e.name}`))];
+          check(JSON.stringify(gone) === JSON.stringify([`Secret/${n.password}`]), `deleted during the password rotation: ${gone.join(', ')}`);
+          console.log(`    password rotation: Secret ${next} in OpenBao and Keystone (accepted), the old password refused, Secret ${n.password} released, nothing else deleted, ${Math.round((Date.now() - mark) / 1000)} s`);
+        }
 
         // Day 2: the release moves Keystone first, then the services.
         const startMints = mints(ctx);

@@ -98,7 +98,7 @@ export const SERVICES: Obj = {
 export const RUNS: Run[] = [
   { name: 'managed', controlPlane: MANAGED, phases: ['converge', 'duplicate', 'remove-duplicate', 'rotate-password', 'remint', 'outage', 'recover', 'delete'] },
   { name: 'brownfield', controlPlane: BROWNFIELD, phases: ['converge', 'delete'] },
-  { name: 'services', controlPlane: SERVICES, phases: ['converge', 'delete'], hooks: ['controlplane-sync', 'controlplane-finalize', 'controlplane-customize'] },
+  { name: 'services', controlPlane: SERVICES, phases: ['converge', 'rotate-service-password', 'delete'], hooks: ['controlplane-sync', 'controlplane-finalize', 'controlplane-customize', 'credentialrotation-sync', 'credentialrotation-customize'] },
   {
     name: 'aggregate',
     controlPlane: MANAGED,

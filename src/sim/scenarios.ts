@@ -13,6 +13,7 @@ import { AGGREGATE_PHASES } from './aggregate-phases.js';
 import { TAKEOVER_PHASES } from './takeover-phases.js';
 import { UPGRADE_PHASES } from './upgrade-phases.js';
 import { SCHEDULED_PHASES } from './scheduled-phases.js';
+import { SERVICE_PHASES } from './service-phases.js';
 
 const mints = (ctx: PhaseContext) => ctx.sim.world.openstack.mints.length - ctx.startMints;
 
@@ -158,6 +159,7 @@ export const PHASES: Record<string, Phase> = {
   ...TAKEOVER_PHASES,
   ...UPGRADE_PHASES,
   ...SCHEDULED_PHASES,
+  ...SERVICE_PHASES,
 };
 
 /** Scenario names a user passes to --scenario, as phase sequences. */
@@ -173,8 +175,9 @@ export const SCENARIOS: Record<string, string[]> = {
   'upgrade-fails': ['upgrade-fails'],
   'upgrade-refused': ['upgrade-refused'],
   scheduled: ['scheduled', 'scheduled-outage'],
+  'rotate-service-password': ['rotate-service-password'],
 };
-export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'aggregate', 'delete'];
+export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'aggregate', 'rotate-service-password', 'delete'];
 
 function outageTarget(ctx: PhaseContext): string {
   const cp = ctx.sim.get(ctx.cp)!;

@@ -26,11 +26,12 @@ t.test('a managed example goes from nothing to Ready and through every scenario'
 t.test('the services example (Placement, Glance with an S3 store, a managed bus) converges and is torn down in order', async (t) => {
   const r = run(example('controlplane-services.yaml'), '--scenario', 'all');
   t.equal(r.status, 0, r.stderr);
-  for (const phase of ['converge', 'rotate-password', 'remint', 'outage', 'recover', 'delete']) {
+  for (const phase of ['converge', 'rotate-password', 'remint', 'outage', 'recover', 'rotate-service-password', 'delete']) {
     t.match(r.stdout, new RegExp(`\\n  ${phase}: OK after \\d+ round`), `${phase} reported OK`);
   }
   t.match(r.stdout, /metacontroller created [^\n]*RabbitmqCluster\/controlplane-services-rabbitmq/);
   t.match(r.stdout, /k-orc: created service user placement/);
+  t.match(r.stdout, /k-orc: updated the password of user placement/, 'the service-user password rotated');
   t.match(r.stdout, /metacontroller created [^\n]*Placement\/controlplane-services-placement/);
   t.match(r.stdout, /metacontroller created [^\n]*GlanceBackend\/controlplane-services-glance-s3/);
   t.match(r.stdout, /deleting the service CRs before Keystone and the infrastructure/);
