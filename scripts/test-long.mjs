@@ -2,19 +2,21 @@
 // The long tier of the tap suite, run by `npm run e2e` before its cluster starts (so CI runs it
 // once, not under every Node of the unit suite): the CLI end-to-end runs, the bench smoke, the
 // deployed server's memory test, the long simulations (test/long/), and the property test again at
-// PROPERTY_RUNS=10000 (the unit suite runs 1000 per hook). Needs dist/ built (`npm run e2e` builds
-// it). Prints `N passed, N failed` over the top-level tests of the files it ran; exits non-zero when
+// PROPERTY_RUNS=10000 (the unit suite runs 1000 per hook). Needs dist/ and the compiled tests in
+// .build/ (`npm run e2e` and `npm run test:long` build both). Prints `N passed, N failed` over the top-level tests of the files it ran; exits non-zero when
 // anything failed. Arguments are passed on to tap (e.g. a single file of test/long/).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compiled } from './compiled-test.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DEEP_PROPERTY_RUNS = '10000';
-const files = process.argv.length > 2
+const files = (process.argv.length > 2
   ? process.argv.slice(2)
-  : [...readdirSync(join(root, 'test', 'long')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join('test', 'long', f)), join('test', 'properties.test.ts')];
+  : [...readdirSync(join(root, 'test', 'long')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join('test', 'long', f)), join('test', 'properties.test.ts')]
+).map(compiled);
 
 const tapPackage = join(root, 'node_modules', 'tap');
 const tap = join(tapPackage, JSON.parse(readFileSync(join(tapPackage, 'package.json'), 'utf8')).bin.tap);

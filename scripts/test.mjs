@@ -4,10 +4,14 @@
 // without it they are skipped and counted here, and the run stays green, except with CI=true:
 // CI must never skip them silently, so there a missing folder fails the run before anything runs.
 // Runs tap with the node running this script, so `/path/to/node scripts/test.mjs` tests that node.
+// The tests run compiled (`npm run build:test` writes .build/, the pretest step): loading TypeScript
+// in every test process cost more than most tests. A test file named as `test/….test.ts` is run
+// from its compiled `.build/test/….test.js`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compiled } from './compiled-test.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = resolve(process.env.C5C3_SHARED_DIR ?? join(root, '..', 'shared'));
@@ -26,7 +30,8 @@ if (!present && ci) {
 const tapPackage = join(root, 'node_modules', 'tap');
 const tap = join(tapPackage, JSON.parse(readFileSync(join(tapPackage, 'package.json'), 'utf8')).bin.tap);
 const started = Date.now();
-const result = spawnSync(process.execPath, [tap, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+const args = process.argv.slice(2).map(compiled);
+const result = spawnSync(process.execPath, [tap, ...args], { cwd: root, stdio: 'inherit' });
 const status = result.status ?? 1;
 
 if (!present) {

@@ -67,7 +67,7 @@ const LAYERS: string[][] = [
   ['http'],
   ['server'],
   ['server-options', 'main'],
-  ['crd', 'sim'],
+  ['package-root', 'crd', 'sim'],
   ['cli'],
 ];
 const layerOf = (file: string) => {

@@ -2,11 +2,14 @@
 // them whether each memo pays in their cluster, so they must count what the memos really do.
 import t from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from './support/shared.js';
 import { testServer, post } from './support/server.js';
 import { MEMO, type MemoName } from '../src/memo.js';
 import type { HooksServer } from '../src/server.js';
 
-const dir = new URL('../hooks/controlplane-sync/', import.meta.url);
+const dir = pathToFileURL(join(REPO_ROOT, 'hooks', 'controlplane-sync/'));
 const file = readdirSync(dir).find((f) => /^managed-\d+-recover-converged\.json$/.test(f))!;
 const converged = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as { request: { parent: { metadata: Record<string, unknown> } } };
 
@@ -69,7 +72,7 @@ t.test('every body new: the body memo misses every call, and so do the memos kep
 t.test('finalize reads the last-applied annotations: the same texts again are hits', async (t) => {
   const { app } = await testServer({ level: 'silent' });
   t.teardown(() => app.close());
-  const dir = new URL('../hooks/controlplane-finalize/', import.meta.url);
+  const dir = pathToFileURL(join(REPO_ROOT, 'hooks', 'controlplane-finalize/'));
   const name = readdirSync(dir).find((f) => /^managed-\d+-delete-deletes-endpoint-service\.json$/.test(f))!;
   const body = JSON.stringify((JSON.parse(readFileSync(new URL(name, dir), 'utf8')) as { request: unknown }).request);
   const before = await lookups(app);

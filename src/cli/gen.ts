@@ -2,10 +2,10 @@
 // lists the files it changed.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderCRDs } from '../crd/generate.js';
 import { renderHookPayloads } from './hook-payloads.js';
+import { packageRoot } from '../package-root.js';
 
 const USAGE = `usage: npm run gen -- [--check] [--root DIR]
 
@@ -35,7 +35,7 @@ if (args.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-const root = resolve(args.root ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..'));
+const root = resolve(args.root ?? packageRoot(import.meta.url));
 const check = args.check === true;
 
 /** hooks/ files captured from the real Metacontroller by `npm run e2e`, not generated. */

@@ -8,11 +8,14 @@
 // three-way merge with the last-applied annotation, InPlace updates, status replaced with
 // observedGeneration injected, and `finalized` removing the finalizer before children are applied.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { GVK, type KindInfo } from '../k8s/kinds.js';
 import type { Cluster, Obj, ObjectRef } from './cluster.js';
 import { keyOf, labelOf, refOf } from './cluster.js';
 import { merge } from './merge.js';
+import { packageRoot } from '../package-root.js';
 
 export const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';
 export const CONTROLLER_UID = 'controller-uid';
@@ -36,7 +39,7 @@ export class HookFailed extends Error {
   override name = 'HookFailed';
 }
 
-const METACONTROLLER_DIR = new URL('../../metacontroller/', import.meta.url);
+const METACONTROLLER_DIR = pathToFileURL(join(packageRoot(import.meta.url), 'metacontroller/'));
 
 export function loadController(file: string): Obj {
   return parse(readFileSync(new URL(file, METACONTROLLER_DIR), 'utf8')) as Obj;

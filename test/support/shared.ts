@@ -5,11 +5,11 @@
 //   `conformance` test options, which skip them (counted and reported by scripts/test.mjs) when
 //   the folder is absent, except under CI=true, where they run and fail.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { packageRoot } from '../../src/package-root.js';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const REPO_ROOT = packageRoot(import.meta.url);
 export const SHARED_DIR = resolve(process.env.C5C3_SHARED_DIR ?? join(REPO_ROOT, '..', 'shared'));
 /** The upstream material is there (its crds/ and examples/ folders). */
 export const SHARED_PRESENT = existsSync(join(SHARED_DIR, 'crds')) && existsSync(join(SHARED_DIR, 'examples'));
