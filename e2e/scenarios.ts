@@ -1354,6 +1354,11 @@ async function fleet(ctx: Ctx, shared: string): Promise<void> {
   const password = os.adminPassword ?? secretValue();
   const eventsFrom = Date.now();
 
+  // The service before the fleet, for the idle figure to be read against (the suite's other
+  // ControlPlanes resyncing, if any; else a Node process with nothing to do): measured, deciding nothing.
+  const b0 = await snapshot();
+  await sleep(10_000);
+
   // --- created at once ---------------------------------------------------------------------------
   const s0 = await snapshot();
   const mcMark = ctx.mc.mark();
@@ -1486,7 +1491,8 @@ async function fleet(ctx: Ctx, shared: string): Promise<void> {
   const idleCpu = (s2.cpu - s2a.cpu) / ((s2.at - s2a.at) / 1000);
   const syncs = (a: Sample[], b: Sample[]) => total(b, 'c5c3_hooks_request_duration_seconds_count', { hook: 'controlplane/sync' }) - total(a, 'c5c3_hooks_request_duration_seconds_count', { hook: 'controlplane/sync' });
   const calls = (a: Sample[], b: Sample[]) => total(b, 'c5c3_hooks_request_duration_seconds_count') - total(a, 'c5c3_hooks_request_duration_seconds_count');
-  console.log(`    idle, all ${FLEET_SIZE} converged (resync every ${ctx.h.resyncSeconds || 300} s): ${(idleCpu * 100).toFixed(1)} % of a core over ${sec(s2.at - s2a.at)} (${calls(s2a.svc, s2.svc)} hook calls, ${syncs(s2a.svc, s2.svc)} of them ControlPlane syncs)`);
+  const baseCpu = (s0.cpu - b0.cpu) / ((s0.at - b0.at) / 1000);
+  console.log(`    idle, all ${FLEET_SIZE} converged (resync every ${ctx.h.resyncSeconds || 300} s): ${(idleCpu * 100).toFixed(1)} % of a core over ${sec(s2.at - s2a.at)} (${calls(s2a.svc, s2.svc)} hook calls, ${syncs(s2a.svc, s2.svc)} of them ControlPlane syncs); before the fleet ${(baseCpu * 100).toFixed(1)} % over ${sec(s0.at - b0.at)} (${calls(b0.svc, s0.svc)} hook calls)`);
   for (const hook of ['sync', 'finalize', 'customize']) {
     const svc = histogramDelta(s0.svc, s3.svc, 'c5c3_hooks_request_duration_seconds', { hook: `controlplane/${hook}` });
     const mc = histogramDelta(s0.mc, s3.mc, `metacontroller_${hook}_request_duration_histogram_seconds`, { controller_name: 'c5c3-controlplane' });
