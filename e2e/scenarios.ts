@@ -1398,9 +1398,10 @@ async function fleet(ctx: Ctx, shared: string): Promise<void> {
   check(minted.length === FLEET_SIZE && minted.every((id) => [...fleetIds.values()].includes(id)), `expected exactly ${FLEET_SIZE} mints, one per ControlPlane, saw ${minted.length}: ${minted.filter((id) => ![...fleetIds.values()].includes(id)).join(', ') || 'each a fleet credential'}`);
 
   // --- idle, every one converged ---------------------------------------------------------------
-  // A window of at least one resync period (each ControlPlane synced again at least once), for the
-  // idle CPU figure; its length decides nothing.
-  const idleSeconds = Math.max(30, ctx.h.resyncSeconds + 10);
+  // A window of at least one resync period (each ControlPlane synced again at least once; at most
+  // a minute), for the idle CPU figure; its length decides nothing.
+  const resync = ctx.h.resyncSeconds || 300;
+  const idleSeconds = Math.max(30, Math.min(resync + 10, 60));
   const s2a = await snapshot();
   await sleep(idleSeconds * 1000);
   const s2 = await snapshot();
@@ -1415,7 +1416,7 @@ async function fleet(ctx: Ctx, shared: string): Promise<void> {
       idleEnd = await scrape(svcUrl);
       return RESYNC_CONTENT_MEMOS.every((m) => hits(idleEnd, m) > hits(s2a.svc, m));
     },
-    120_000,
+    (resync + 120) * 1000,
     ctx,
     1000,
   ).catch((err: Error) => {
@@ -1487,12 +1488,12 @@ async function fleet(ctx: Ctx, shared: string): Promise<void> {
   console.log(`    ${FLEET_SIZE} created at once: first Ready after ${sec(readyTimes[0]!)}, all Ready after ${sec(s1.at - s0.at)}; ${FLEET_SIZE} credentials minted; deleted at once: every ControlPlane and child gone after ${sec(s3.at - s3a.at)}, all ${ids.length} credentials revoked; ${others.length} other ControlPlane(s) and their credentials untouched`);
   const converge = s1.cpu - s0.cpu;
   const teardown = s3.cpu - s3a.cpu;
-  console.log(`    service CPU (${cpuSource}): ${converge.toFixed(1)} s creating to all Ready, ${teardown.toFixed(1)} s deleting to all gone: ${((converge + teardown) / FLEET_SIZE).toFixed(3)} s per ControlPlane over its lifecycle (idle time not counted; the suite's other ControlPlanes' resyncs included: ${others.length})`);
+  console.log(`    service CPU (${cpuSource}): ${converge.toFixed(1)} s creating to all Ready, ${teardown.toFixed(1)} s deleting to all gone: ${((converge + teardown) / FLEET_SIZE).toFixed(3)} s per ControlPlane over its lifecycle (the idle window not counted${others.length > 0 ? `; the resyncs of the suite's ${others.length} other ControlPlane(s) in it` : ''})`);
   const idleCpu = (s2.cpu - s2a.cpu) / ((s2.at - s2a.at) / 1000);
   const syncs = (a: Sample[], b: Sample[]) => total(b, 'c5c3_hooks_request_duration_seconds_count', { hook: 'controlplane/sync' }) - total(a, 'c5c3_hooks_request_duration_seconds_count', { hook: 'controlplane/sync' });
   const calls = (a: Sample[], b: Sample[]) => total(b, 'c5c3_hooks_request_duration_seconds_count') - total(a, 'c5c3_hooks_request_duration_seconds_count');
   const baseCpu = (s0.cpu - b0.cpu) / ((s0.at - b0.at) / 1000);
-  console.log(`    idle, all ${FLEET_SIZE} converged (resync every ${ctx.h.resyncSeconds || 300} s): ${(idleCpu * 100).toFixed(1)} % of a core over ${sec(s2.at - s2a.at)} (${calls(s2a.svc, s2.svc)} hook calls, ${syncs(s2a.svc, s2.svc)} of them ControlPlane syncs); before the fleet ${(baseCpu * 100).toFixed(1)} % over ${sec(s0.at - b0.at)} (${calls(b0.svc, s0.svc)} hook calls)`);
+  console.log(`    idle, all ${FLEET_SIZE} converged (resync every ${resync} s): ${(idleCpu * 100).toFixed(1)} % of a core over ${sec(s2.at - s2a.at)} (${calls(s2a.svc, s2.svc)} hook calls, ${syncs(s2a.svc, s2.svc)} of them ControlPlane syncs); before the fleet ${(baseCpu * 100).toFixed(1)} % over ${sec(s0.at - b0.at)} (${calls(b0.svc, s0.svc)} hook calls)`);
   for (const hook of ['sync', 'finalize', 'customize']) {
     const svc = histogramDelta(s0.svc, s3.svc, 'c5c3_hooks_request_duration_seconds', { hook: `controlplane/${hook}` });
     const mc = histogramDelta(s0.mc, s3.mc, `metacontroller_${hook}_request_duration_histogram_seconds`, { controller_name: 'c5c3-controlplane' });
