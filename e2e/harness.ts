@@ -78,6 +78,8 @@ export class Harness {
   kube!: Kube;
   apiserver = '';
   servicePort = 0;
+  /** Metacontroller's Prometheus endpoint (its webhook client's histograms), once it runs. */
+  metacontrollerMetrics = '';
   captureDir: string;
   private tokens = { suite: '', metacontroller: '', kcm: '', eso: '', korc: '' };
   openbao!: OpenBao;
@@ -152,6 +154,11 @@ export class Harness {
         }
       }
     }
+  }
+
+  /** The pid of the hooks service running now (it is restarted at times), if any. */
+  servicePid(): number | undefined {
+    return this.procs.find((p) => p.name === 'service' && p.exited === undefined)?.child.pid;
   }
 
   pids(): string {
@@ -433,6 +440,7 @@ export class Harness {
       '--zap-log-level=5',
     ], { KUBECONFIG: kubeconfig });
     await this.waitFor('metacontroller /healthz', mc, async () => (await fetch(`http://127.0.0.1:${health}/healthz`)).ok, 30_000);
+    this.metacontrollerMetrics = `http://127.0.0.1:${metrics}/metrics`;
   }
 
   /** The controller objects of metacontroller/, each webhook pointed at the local service. */
