@@ -1,13 +1,14 @@
-// A small model of what Metacontroller sends and applies, for sync tests: v2 request maps,
-// observed children made from desired ones (last-applied annotation, controller-uid label,
-// server fields, generation), child readiness set by the test, and the world around the
-// ControlPlane: the admin-password Secret and the OpenBao round trip of the clouds.yaml.
+// The world of the HTTP-level sync tests: v2 request maps, sync answers applied as Metacontroller
+// does (the simulator's model, src/sim/metacontroller.ts `applyChildren`: last-applied annotation,
+// controller-uid label, three-way merge, server fields, generation), child readiness set by the
+// test, and the world around the ControlPlane: the admin-password Secret and the OpenBao round
+// trip of the clouds.yaml.
 import { CONTROLPLANE_CHILD_KINDS, GVK, type KindInfo } from '../../src/k8s/kinds.js';
-import { LAST_APPLIED_ANNOTATION } from '../../src/k8s/observed.js';
 import { esoResourceVersion, ESO_REASON } from '../../src/k8s/eso.js';
+import { Cluster } from '../../src/sim/cluster.js';
+import { applyChildren } from '../../src/sim/metacontroller.js';
 import type { Obj } from './shared.js';
 
-export const CONTROLLER_UID_LABEL = 'controller-uid';
 export const ADMIN_PASSWORD = 's3cr3t-Admin-Passw0rd';
 
 const kindOf = (obj: Obj): KindInfo | undefined =>
@@ -64,42 +65,50 @@ export function healthy(child: Obj, generation = 1): Obj {
 
 export type StatusOf = (child: Obj, generation: number) => Obj | undefined;
 
+const sameObject = (a: Obj, b: Obj) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.metadata.name === b.metadata.name;
+
+/** When the world's API server created a child: before every clock the tests use. */
+const CREATED = new Date('2026-01-01T00:00:00Z');
+
 /**
- * The live object Metacontroller would leave after applying `desired` for the parent `uid`:
- * namespace defaulted, controller-uid label added, the last-applied annotation, server fields.
- * `generation` moves when the spec changes, as the API server does.
+ * The world's API server for one apply (src/sim/cluster.ts): its clock at CREATED, and a created
+ * child's uid `uid-<Kind>-<name>`, so that the uid a test meets does not depend on the order of
+ * creation (a child deleted and created again gets the same one).
  */
-export function applied(desired: Obj, parent: Obj, status?: Obj, previous?: Obj): Obj {
-  const sent = structuredClone(desired);
-  sent.metadata.namespace ??= parent.metadata.namespace;
-  sent.metadata.labels = { ...sent.metadata.labels, [CONTROLLER_UID_LABEL]: parent.metadata.uid };
-  const live = structuredClone(sent);
-  live.metadata.annotations = { ...live.metadata.annotations, [LAST_APPLIED_ANNOTATION]: JSON.stringify(sent) };
-  live.metadata.uid = previous?.metadata.uid ?? `uid-${desired.kind}-${desired.metadata.name}`;
-  live.metadata.resourceVersion = '1';
-  const before = previous?.metadata.generation ?? 0;
-  live.metadata.generation = previous && JSON.stringify(previous.spec) === JSON.stringify(live.spec) ? before : before + 1;
-  live.metadata.creationTimestamp = '2026-01-01T00:00:00Z';
-  live.metadata.ownerReferences = [{ apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name, uid: parent.metadata.uid, controller: true, blockOwnerDeletion: true }];
+const apiServer = () => new Cluster(() => CREATED, { uid: (o) => `uid-${o.kind}-${o.metadata.name}` });
+
+/**
+ * The live object Metacontroller leaves after applying `desired` for `parent` (the simulator's
+ * model, src/sim/metacontroller.ts `applyChildren`): namespace defaulted, controller-uid label,
+ * last-applied annotation, the parent's controller reference, server fields; `status` as the
+ * operator reports it.
+ */
+export function applied(desired: Obj, parent: Obj, status?: Obj): Obj {
+  const live = applyChildren(parent, [], [desired], apiServer()).desired[0]!;
   if (status) live.status = status;
   return live;
 }
 
-const sameObject = (a: Obj, b: Obj) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.metadata.name === b.metadata.name;
-
-/** Applies a response: every returned child becomes live (status from `statusOf`), the rest is gone. */
+/**
+ * Applies a response as Metacontroller does (src/sim/metacontroller.ts `applyChildren`): returned
+ * children created or updated by the three-way merge (the API server moves `generation` with the
+ * spec), Terminating ones left as they are, the others deleted. The world has no operator holding
+ * finalizers: a child deleted now is gone, and one that was already Terminating is gone once no
+ * longer returned (whoever held it has finished). Statuses from `statusOf`, the operators.
+ */
 export function applyResponse(children: Obj[], parent: Obj, statusOf: StatusOf, previous: Obj[] = []): Obj[] {
-  return children.map((c) => {
-    const before = previous.find((p) => sameObject(p, c));
-    if (before?.metadata.deletionTimestamp) return before; // never updated while Terminating
-    const live = applied(c, parent, undefined, before);
+  const { desired, remaining } = applyChildren(parent, previous, children, apiServer());
+  const wasTerminating = (o: Obj) => previous.some((p) => sameObject(p, o) && p.metadata.deletionTimestamp);
+  const out = desired.map((live, i) => {
+    if (live.metadata.deletionTimestamp) return live; // never updated while Terminating
     // A status from statusOf is the operator acting on this object (ESO pushing or refreshing it);
     // none keeps the one it had.
-    const fresh = statusOf(c, live.metadata.generation);
-    live.status = fresh !== undefined ? esoStatus(live, fresh) : before?.status;
+    const fresh = statusOf(children[i]!, live.metadata.generation);
+    if (fresh !== undefined) live.status = esoStatus(live, fresh);
     if (live.status === undefined) delete live.status;
     return live;
   });
+  return [...out, ...remaining.filter((o) => !wasTerminating(o))];
 }
 
 /**
