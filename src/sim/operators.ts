@@ -73,7 +73,7 @@ const KORC_GROUP = 'openstack.k-orc.cloud/v1alpha1';
 const FINALIZER = 'openstack.k-orc.cloud/finalizer';
 
 /** A condition, keeping its lastTransitionTime while the status does not change. */
-function condition(previous: Obj | undefined, type: string, status: boolean, reason: string, message: string, now: Date, generation?: number): Obj {
+export function condition(previous: Obj | undefined, type: string, status: boolean, reason: string, message: string, now: Date, generation?: number): Obj {
   const old = (previous?.conditions ?? []).find((c: Obj) => c.type === type);
   const s = status ? 'True' : 'False';
   const c: Obj = { type, status: s, reason, message, lastTransitionTime: old?.status === s ? old.lastTransitionTime : now.toISOString() };
@@ -84,10 +84,15 @@ function condition(previous: Obj | undefined, type: string, status: boolean, rea
 /** Kinds whose operators report the generation they reconciled in status.observedGeneration. */
 const REPORTS_GENERATION = new Set(['Keystone', 'Memcached']);
 
-function setReady(w: World, o: Obj, by: string, ready: boolean, reason: string, message: string): void {
-  const status: Obj = { ...(o.status ?? {}), conditions: [condition(o.status, 'Ready', ready, reason, message, w.cluster.now())] };
+/** The status of an operator that reports a Ready condition (MariaDB, Memcached, Keystone). */
+export function readyStatusOf(o: Obj, ready: boolean, reason: string, message: string, now: Date): Obj {
+  const status: Obj = { ...(o.status ?? {}), conditions: [condition(o.status, 'Ready', ready, reason, message, now)] };
   if (REPORTS_GENERATION.has(o.kind)) status.observedGeneration = o.metadata.generation;
-  w.cluster.updateStatus(refOf(o), status, by);
+  return status;
+}
+
+function setReady(w: World, o: Obj, by: string, ready: boolean, reason: string, message: string): void {
+  w.cluster.updateStatus(refOf(o), readyStatusOf(o, ready, reason, message, w.cluster.now()), by);
 }
 
 const isReady = (o: Obj | undefined) => !!o?.status?.conditions?.some((c: Obj) => c.type === 'Ready' && c.status === 'True');
@@ -168,18 +173,19 @@ function externalSecretPass(w: World): void {
     if (!same && (existing ? w.cluster.update(secret, 'external-secrets') : w.cluster.create(secret, 'external-secrets'))) {
       w.notes.push({ by: 'external-secrets', text: `materialised Secret ${targetName} from OpenBao` });
     }
-    w.cluster.updateStatus(
-      refOf(es),
-      {
-        ...(es.status ?? {}),
-        refreshTime: esoTime(now),
-        syncedResourceVersion: rv,
-        binding: { name: targetName },
-        conditions: [condition(es.status, 'Ready', true, ESO_REASON.refreshed, 'secret synced', w.cluster.now())],
-      },
-      'external-secrets',
-    );
+    w.cluster.updateStatus(refOf(es), refreshedStatusOf(es, w.cluster.now()), 'external-secrets');
   }
+}
+
+/** An ExternalSecret's status after a successful refresh at `now` of the object as it is. */
+export function refreshedStatusOf(es: Obj, now: Date): Obj {
+  return {
+    ...(es.status ?? {}),
+    refreshTime: esoTime(now.getTime()),
+    syncedResourceVersion: esoResourceVersion(es),
+    binding: { name: es.spec.target?.name ?? es.metadata.name },
+    conditions: [condition(es.status, 'Ready', true, ESO_REASON.refreshed, 'secret synced', now)],
+  };
 }
 
 /**
@@ -208,7 +214,6 @@ function pushSecretPass(w: World): void {
       continue;
     }
     const decoded = Object.fromEntries(Object.entries(source.data ?? {}).map(([k, v]) => [k, unb64(v as string)]));
-    const entries: Record<string, Obj> = {};
     for (const d of ps.spec.data ?? []) {
       const path = d.match.remoteRef.remoteKey;
       const value = d.match.secretKey ? { [d.match.remoteRef.property ?? d.match.secretKey]: decoded[d.match.secretKey]! } : decoded;
@@ -216,21 +221,23 @@ function pushSecretPass(w: World): void {
         w.openbao.set(path, value);
         w.notes.push({ by: 'external-secrets', text: `pushed Secret ${name} to OpenBao ${path}` });
       }
-      entries[d.match.remoteRef.property ? `${path}/${d.match.remoteRef.property}` : path] = d;
     }
-    const stores = (ps.spec.secretStoreRefs ?? []).map((r: Obj) => `${r.kind ?? 'SecretStore'}/${r.name}`);
-    w.cluster.updateStatus(
-      refOf(ps),
-      {
-        ...(ps.status ?? {}),
-        refreshTime: esoTime(now),
-        syncedResourceVersion: rv,
-        syncedPushSecrets: Object.fromEntries(stores.map((k: string) => [k, entries])),
-        conditions: [condition(ps.status, 'Ready', true, ESO_REASON.pushed, 'PushSecret synced successfully', w.cluster.now())],
-      },
-      'external-secrets',
-    );
+    w.cluster.updateStatus(refOf(ps), pushedStatusOf(ps, w.cluster.now()), 'external-secrets');
   }
+}
+
+/** A PushSecret's status after a successful push at `now` of the object as it is. */
+export function pushedStatusOf(ps: Obj, now: Date): Obj {
+  const entries: Record<string, Obj> = {};
+  for (const d of ps.spec.data ?? []) entries[d.match.remoteRef.property ? `${d.match.remoteRef.remoteKey}/${d.match.remoteRef.property}` : d.match.remoteRef.remoteKey] = d;
+  const stores = (ps.spec.secretStoreRefs ?? []).map((r: Obj) => `${r.kind ?? 'SecretStore'}/${r.name}`);
+  return {
+    ...(ps.status ?? {}),
+    refreshTime: esoTime(now.getTime()),
+    syncedResourceVersion: esoResourceVersion(ps),
+    syncedPushSecrets: Object.fromEntries(stores.map((k: string) => [k, entries])),
+    conditions: [condition(ps.status, 'Ready', true, ESO_REASON.pushed, 'PushSecret synced successfully', now)],
+  };
 }
 
 /**
@@ -297,8 +304,12 @@ export function authenticate(w: World, o: Obj): string | undefined {
   return auth.username === 'admin' && auth.password === w.openstack.adminPassword ? undefined : 'The request you have made requires authentication (password)';
 }
 
-function orcStatus(w: World, o: Obj, available: boolean, reason: string, message: string, id?: string): void {
-  const now = w.cluster.now();
+/**
+ * K-ORC's status of an object: Available and Progressing at its generation with one reason and
+ * message (Progressing unless available or the error is terminal), and the OpenStack id, kept once
+ * known.
+ */
+export function orcStatusOf(o: Obj, available: boolean, reason: string, message: string, now: Date, id?: string): Obj {
   const generation = o.metadata.generation;
   const progressing = !available && !['InvalidConfiguration', 'UnrecoverableError'].includes(reason);
   const status: Obj = {
@@ -309,7 +320,11 @@ function orcStatus(w: World, o: Obj, available: boolean, reason: string, message
   };
   const keep = id ?? o.status?.id;
   if (keep) status.id = keep;
-  w.cluster.updateStatus(refOf(o), status, 'k-orc');
+  return status;
+}
+
+function orcStatus(w: World, o: Obj, available: boolean, reason: string, message: string, id?: string): void {
+  w.cluster.updateStatus(refOf(o), orcStatusOf(o, available, reason, message, w.cluster.now(), id), 'k-orc');
 }
 
 function nextId(os: OpenStack, prefix: string): string {
@@ -431,14 +446,17 @@ function korc(w: World): void {
 /** The RabbitMQ cluster operator: AllReplicasReady (it writes no Ready condition) and observedGeneration. */
 function rabbitmq(w: World): void {
   for (const o of w.cluster.list((x) => x.kind === 'RabbitmqCluster' && live(x))) {
-    const down = w.down.has(labelOf(o));
-    const status = {
-      ...(o.status ?? {}),
-      observedGeneration: o.metadata.generation,
-      conditions: [condition(o.status, 'AllReplicasReady', !down, down ? 'NotAllReplicasReady' : 'AllPodsAreReady', down ? 'RabbitMQ is down' : `${o.spec.replicas ?? 1} replicas ready`, w.cluster.now())],
-    };
-    w.cluster.updateStatus(refOf(o), status, 'rabbitmq-cluster-operator');
+    w.cluster.updateStatus(refOf(o), rabbitmqStatusOf(o, !w.down.has(labelOf(o)), w.cluster.now()), 'rabbitmq-cluster-operator');
   }
+}
+
+/** A RabbitmqCluster's status: AllReplicasReady (no Ready condition) and observedGeneration. */
+export function rabbitmqStatusOf(o: Obj, up: boolean, now: Date): Obj {
+  return {
+    ...(o.status ?? {}),
+    observedGeneration: o.metadata.generation,
+    conditions: [condition(o.status, 'AllReplicasReady', up, up ? 'AllPodsAreReady' : 'NotAllReplicasReady', up ? `${o.spec.replicas ?? 1} replicas ready` : 'RabbitMQ is down', now)],
+  };
 }
 
 /**
@@ -461,15 +479,20 @@ function serviceCr(w: World, kind: 'Placement' | 'Glance', by: string): void {
     if (password === undefined || w.openstack.users.get(user.username) !== password) missing.push(`service user ${user.username} to authenticate`);
     if (kind === 'Glance' && !w.cluster.list((b) => b.kind === 'GlanceBackend' && b.metadata.namespace === ns && b.spec.glanceRef?.name === o.metadata.name && isReady(b)).length) missing.push('a Ready GlanceBackend');
     if (w.down.has(labelOf(o))) missing.push('its pods (down)');
-    const ready = missing.length === 0;
-    const status: Obj = {
-      ...(o.status ?? {}),
-      observedGeneration: o.metadata.generation,
-      conditions: [condition(o.status, 'Ready', ready, ready ? 'Ready' : 'NotReady', ready ? `${kind} is ready` : `waiting for ${missing.join(', ')}`, w.cluster.now(), o.metadata.generation)],
-    };
-    if (ready) status.installedRelease = o.spec.openStackRelease;
-    w.cluster.updateStatus(refOf(o), status, by);
+    w.cluster.updateStatus(refOf(o), serviceStatusOf(o, missing, w.cluster.now()), by);
   }
+}
+
+/** A service CR's status (Placement, Glance): Ready at its generation unless something is `missing`. */
+export function serviceStatusOf(o: Obj, missing: string[], now: Date): Obj {
+  const ready = missing.length === 0;
+  const status: Obj = {
+    ...(o.status ?? {}),
+    observedGeneration: o.metadata.generation,
+    conditions: [condition(o.status, 'Ready', ready, ready ? 'Ready' : 'NotReady', ready ? `${o.kind} is ready` : `waiting for ${missing.join(', ')}`, now, o.metadata.generation)],
+  };
+  if (ready) status.installedRelease = o.spec.openStackRelease;
+  return status;
 }
 
 function placements(w: World): void {
@@ -480,10 +503,43 @@ function placements(w: World): void {
 function glances(w: World): void {
   for (const b of w.cluster.list((x) => x.kind === 'GlanceBackend' && live(x))) {
     const attached = w.cluster.get({ apiVersion: b.apiVersion, kind: 'Glance', namespace: b.metadata.namespace, name: b.spec.glanceRef?.name });
-    const status: Obj = { observedGeneration: b.metadata.generation, conditions: [condition(b.status, 'Ready', !!attached, attached ? 'Ready' : 'WaitingForGlance', attached ? 'backend attached' : `waiting for Glance ${b.spec.glanceRef?.name}`, w.cluster.now(), b.metadata.generation)] };
-    w.cluster.updateStatus(refOf(b), status, 'glance-operator');
+    w.cluster.updateStatus(refOf(b), glanceBackendStatusOf(b, !!attached, w.cluster.now()), 'glance-operator');
   }
   serviceCr(w, 'Glance', 'glance-operator');
+}
+
+/** A GlanceBackend's status: Ready at its generation once its Glance exists. */
+export function glanceBackendStatusOf(b: Obj, attached: boolean, now: Date): Obj {
+  return { observedGeneration: b.metadata.generation, conditions: [condition(b.status, 'Ready', attached, attached ? 'Ready' : 'WaitingForGlance', attached ? 'backend attached' : `waiting for Glance ${b.spec.glanceRef?.name}`, now, b.metadata.generation)] };
+}
+
+/**
+ * The status each operator writes for `o` once everything it waits for is there, at `now` (K-ORC
+ * with the OpenStack `id`); undefined for objects no operator writes a status to (Secrets,
+ * ConfigMaps). The HTTP-level tests' world (test/support/world.ts) takes its healthy children
+ * from here.
+ */
+export function healthyStatusOf(o: Obj, now: Date, id?: string): Obj | undefined {
+  if (o.apiVersion === KORC_GROUP) return orcStatusOf(o, true, 'Success', 'OpenStack resource is up to date', now, id);
+  switch (o.kind) {
+    case 'MariaDB':
+    case 'Memcached':
+    case 'Keystone':
+      return readyStatusOf(o, true, 'Ready', `${o.kind} is ready`, now);
+    case 'ExternalSecret':
+      return refreshedStatusOf(o, now);
+    case 'PushSecret':
+      return pushedStatusOf(o, now);
+    case 'RabbitmqCluster':
+      return rabbitmqStatusOf(o, true, now);
+    case 'Placement':
+    case 'Glance':
+      return serviceStatusOf(o, [], now);
+    case 'GlanceBackend':
+      return glanceBackendStatusOf(o, true, now);
+    default:
+      return undefined;
+  }
 }
 
 /** The operators the model holds, in the order one pass runs them. */

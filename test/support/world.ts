@@ -4,12 +4,16 @@
 // test, and the world around the ControlPlane: the admin-password Secret and the OpenBao round
 // trip of the clouds.yaml.
 import { CONTROLPLANE_CHILD_KINDS, GVK, type KindInfo } from '../../src/k8s/kinds.js';
-import { esoResourceVersion, ESO_REASON } from '../../src/k8s/eso.js';
 import { Cluster } from '../../src/sim/cluster.js';
 import { applyChildren } from '../../src/sim/metacontroller.js';
+import { healthyStatusOf, orcStatusOf, pushedStatusOf, refreshedStatusOf } from '../../src/sim/operators.js';
+import { FIXED_NOW } from './server.js';
 import type { Obj } from './shared.js';
 
 export const ADMIN_PASSWORD = 's3cr3t-Admin-Passw0rd';
+
+/** The world's clock of the API server and the operators (not the hooks'): before every clock the tests use. */
+const CREATED = new Date('2026-01-01T00:00:00Z');
 
 const kindOf = (obj: Obj): KindInfo | undefined =>
   Object.values(GVK).find((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind);
@@ -36,39 +40,31 @@ export function readyCondition(ready: boolean, reason = ready ? 'Ready' : 'NotRe
 
 export const isOrc = (obj: Obj) => obj.apiVersion === 'openstack.k-orc.cloud/v1alpha1';
 
-/** K-ORC conditions at `generation`: Available and Progressing as K-ORC writes them. */
+/** K-ORC's status at `generation` (the simulator's K-ORC, src/sim/operators.ts `orcStatusOf`). */
 export function orcStatus(generation: number, opts: { available?: boolean; reason?: string; message?: string; id?: string } = {}): Obj {
   const available = opts.available ?? true;
   const reason = opts.reason ?? (available ? 'Success' : 'Progressing');
   const message = opts.message ?? (available ? 'OpenStack resource is up to date' : 'Waiting for OpenStack resource to be created externally');
-  const progressing = available || ['InvalidConfiguration', 'UnrecoverableError'].includes(reason) ? 'False' : 'True';
-  const status: Obj = {
-    conditions: [
-      { type: 'Available', status: available ? 'True' : 'False', reason, message, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: generation },
-      { type: 'Progressing', status: progressing, reason, message, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: generation },
-    ],
-  };
-  if (opts.id) status.id = opts.id;
-  return status;
+  return orcStatusOf({ metadata: { generation } }, available, reason, message, CREATED, opts.id);
 }
 
 /** The OpenStack id K-ORC would give the credential minted for this AC object. */
 export const acIdOf = (ac: Obj) => `id-${ac.spec.resource.name}`;
 
-/** Every child healthy: Ready, or for K-ORC objects Available at their generation (and an id). */
-export function healthy(child: Obj, generation = 1): Obj {
-  // The RabbitMQ cluster operator reports AllReplicasReady (no Ready condition) and observedGeneration.
-  if (child.kind === 'RabbitmqCluster') return { observedGeneration: generation, conditions: [{ ...readyCondition(true), type: 'AllReplicasReady' }] };
-  if (!isOrc(child)) return allReady();
-  return orcStatus(generation, child.kind === 'ApplicationCredential' || child.kind === 'Service' || child.kind === 'Endpoint' ? { id: child.kind === 'ApplicationCredential' ? acIdOf(child) : `id-${child.metadata.name}` } : {});
+/**
+ * Every child healthy: the status its operator writes once all it waits for is there (the
+ * simulator's operators, src/sim/operators.ts `healthyStatusOf`) at `generation`; K-ORC objects
+ * with the OpenStack id `id-<name>` (an AC: `acIdOf`). None for Secrets and ConfigMaps.
+ */
+export function healthy(child: Obj, generation = 1): Obj | undefined {
+  const id = isOrc(child) ? (child.kind === 'ApplicationCredential' ? acIdOf(child) : `id-${child.metadata.name}`) : undefined;
+  return healthyStatusOf({ ...child, metadata: { ...child.metadata, generation } }, CREATED, id);
 }
 
 export type StatusOf = (child: Obj, generation: number) => Obj | undefined;
 
 const sameObject = (a: Obj, b: Obj) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.metadata.name === b.metadata.name;
 
-/** When the world's API server created a child: before every clock the tests use. */
-const CREATED = new Date('2026-01-01T00:00:00Z');
 
 /**
  * The world's API server for one apply (src/sim/cluster.ts): its clock at CREATED, and a created
@@ -113,15 +109,15 @@ export function applyResponse(children: Obj[], parent: Obj, statusOf: StatusOf, 
 
 /**
  * A Ready PushSecret or ExternalSecret as ESO leaves it right after a successful push or refresh
- * of the object as applied (src/k8s/eso.ts): its success reason, `syncedResourceVersion` of the
- * live metadata, `refreshTime`. Other statuses as given.
+ * of the object as applied (the simulator's ESO, src/sim/operators.ts): its success reason,
+ * `syncedResourceVersion` of the live metadata, `refreshTime` at the tests' clock (FIXED_NOW: no
+ * forced refresh is due yet). Other statuses as given.
  */
-function esoStatus(live: Obj, status: Obj | undefined): Obj | undefined {
-  const reason = live.kind === 'PushSecret' ? ESO_REASON.pushed : live.kind === 'ExternalSecret' ? ESO_REASON.refreshed : undefined;
-  if (!reason || !isReadyObj({ status })) return status;
-  const conditions = (status!.conditions as Obj[]).map((c) => (c.type === 'Ready' ? { ...c, reason } : c));
-  // Refreshed at the tests' clock (FIXED_NOW): no forced refresh is due yet.
-  return { ...status, conditions, refreshTime: '2026-11-21T12:00:00Z', syncedResourceVersion: esoResourceVersion(live) };
+function esoStatus(live: Obj, status: Obj): Obj {
+  if (!isReadyObj({ status })) return status;
+  if (live.kind === 'PushSecret') return pushedStatusOf({ ...live, status }, FIXED_NOW);
+  if (live.kind === 'ExternalSecret') return refreshedStatusOf({ ...live, status }, FIXED_NOW);
+  return status;
 }
 
 export const clusterSecretStore = (ready = true): Obj => ({
