@@ -2,7 +2,7 @@
 // the apply it is part of.
 import t from 'tap';
 import { merge, MergeError } from '../src/sim/merge.js';
-import { Cluster, type Obj } from '../src/sim/cluster.js';
+import type { Obj } from '../src/sim/cluster.js';
 import { applyChildren, CONTROLLER_UID, LAST_APPLIED } from '../src/sim/metacontroller.js';
 
 t.test('a key last applied and no longer desired is removed; keys of other writers stay', async (t) => {
@@ -39,7 +39,7 @@ t.test('an object replaced by a scalar is a merge error, as in Metacontroller', 
 // The CompositeController's apply of a sync answer's children (manageChildren), as a function: the
 // one model the simulator and the HTTP-level tests' world (test/support/world.ts) both apply with.
 const parent = { apiVersion: 'c5c3.io/v1alpha1', kind: 'ControlPlane', metadata: { name: 'cp', namespace: 'ns', uid: 'uid-cp' } };
-const server = () => new Cluster(() => new Date('2026-01-01T00:00:00Z'), { uid: (o) => `uid-${o.kind}-${o.metadata.name}` });
+const server = () => ({ now: () => new Date('2026-01-01T00:00:00Z'), uid: (o: Obj) => `uid-${o.kind}-${o.metadata.name}` });
 const keystone = (spec: Obj, labels: Record<string, string> = {}) => ({ apiVersion: 'keystone.openstack.c5c3.io/v1alpha1', kind: 'Keystone', metadata: { name: 'keystone', labels }, spec });
 const secret = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type: 'Opaque', data });
 
@@ -54,7 +54,7 @@ t.test('a created child: namespace, controller-uid label, last-applied annotatio
   t.equal(ks.metadata.generation, 1);
   t.equal(s.metadata.generation, undefined, 'a Secret has no generation');
   t.same(remaining, []);
-  t.equal(applyChildren(parent, [], [keystone({})], new Cluster(() => new Date())).desired[0]!.metadata.uid, 'uid-0001', 'by default uids count up');
+  t.equal(applyChildren(parent, [], [keystone({})], { now: () => new Date() }).desired[0]!.metadata.uid, 'uid-0001', 'by default uids count up');
 });
 
 t.test('an update merges with the last applied: generation moves with the spec only, others\' fields stay', async (t) => {

@@ -89,7 +89,8 @@ export class Cluster {
     const key = keyOf(refOf(input));
     const live = this.objects.get(key);
     if (!live) return false;
-    const next = structuredClone(input);
+    // Compared before it is copied: most updates change nothing.
+    const next: Obj = { ...input, metadata: { ...input.metadata } };
     for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'generation', 'resourceVersion'] as const) {
       if (live.metadata[field] === undefined) delete next.metadata[field];
       else next.metadata[field] = live.metadata[field];
@@ -99,13 +100,14 @@ export class Cluster {
     if (JSON.stringify(next) === JSON.stringify(live)) return false;
     const { metadata: _a, status: _b, ...restNext } = next;
     const { metadata: _c, status: _d, ...restLive } = live;
+    const stored = structuredClone(next);
     if (live.metadata.generation !== undefined && JSON.stringify(restNext) !== JSON.stringify(restLive)) {
-      next.metadata.generation = live.metadata.generation + 1;
+      stored.metadata.generation = live.metadata.generation + 1;
     }
-    next.metadata.resourceVersion = String(++this.version);
-    this.objects.set(key, next);
-    this.changes.push({ verb: 'updated', object: labelOf(next), by });
-    if (live.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) this.remove(key, by);
+    stored.metadata.resourceVersion = String(++this.version);
+    this.objects.set(key, stored);
+    this.changes.push({ verb: 'updated', object: labelOf(stored), by });
+    if (live.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0) this.remove(key, by);
     return true;
   }
 
@@ -165,6 +167,13 @@ export class Cluster {
       const owners: Obj[] = o.metadata.ownerReferences ?? [];
       if (owners.length > 0 && owners.every((r) => !uids.has(r.uid))) this.delete(refOf(o), 'garbage collector');
     }
+  }
+
+  /** Every object stored, handed over as it is (no copies) and forgotten: for a cluster used once and dropped. */
+  release(): Obj[] {
+    const out = [...this.objects.values()];
+    this.objects.clear();
+    return out;
   }
 
   /** A fingerprint of everything stored (a round that leaves it unchanged changed nothing). */

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { GVK, type KindInfo } from '../k8s/kinds.js';
-import type { Cluster, Obj, ObjectRef } from './cluster.js';
+import { Cluster, type ClusterOptions, type Obj, type ObjectRef } from './cluster.js';
 import { keyOf, labelOf, refOf } from './cluster.js';
 import { merge } from './merge.js';
 
@@ -260,17 +260,19 @@ export interface AppliedChildren {
 
 /**
  * `manageChildren` on an API server holding only `observed`, as a function: the HTTP-level tests
- * (test/support/world.ts) apply a sync answer with it. `cluster` sets the clock and the uids of
- * created objects; nothing outside the returned objects is read or kept.
+ * (test/support/world.ts) apply a sync answer with it. `server` sets the API server's clock and the
+ * uids it gives; nothing outside the returned objects is read or kept.
  */
-export function applyChildren(parent: Obj, observed: Obj[], desired: Obj[], cluster: Cluster): AppliedChildren {
+export function applyChildren(parent: Obj, observed: Obj[], desired: Obj[], server: ClusterOptions & { now: () => Date }): AppliedChildren {
+  const cluster = new Cluster(server.now, server);
   for (const o of observed) cluster.load(o);
   manageChildren(cluster, parent, observed, desired);
-  const prepared = desired.map((d) => ({ ...refOf(d), namespace: d.metadata.namespace || parent.metadata.namespace }));
-  const wanted = new Set(prepared.map(keyOf));
+  const live = new Map(cluster.release().map((o) => [keyOf(refOf(o)), o]));
+  const keys = desired.map((d) => keyOf({ ...refOf(d), namespace: d.metadata.namespace || parent.metadata.namespace }));
+  const wanted = new Set(keys);
   return {
-    desired: prepared.map((ref) => cluster.get(ref)!),
-    remaining: observed.map((o) => cluster.get(refOf(o))).filter((o): o is Obj => o !== undefined && !wanted.has(keyOf(refOf(o)))),
+    desired: keys.map((k) => live.get(k)!),
+    remaining: observed.map((o) => keyOf(refOf(o))).filter((k) => !wanted.has(k) && live.has(k)).map((k) => live.get(k)!),
   };
 }
 

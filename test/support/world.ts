@@ -4,7 +4,6 @@
 // test, and the world around the ControlPlane: the admin-password Secret and the OpenBao round
 // trip of the clouds.yaml.
 import { CONTROLPLANE_CHILD_KINDS, GVK, type KindInfo } from '../../src/k8s/kinds.js';
-import { Cluster } from '../../src/sim/cluster.js';
 import { applyChildren } from '../../src/sim/metacontroller.js';
 import { healthyStatusOf, orcStatusOf, pushedStatusOf, refreshedStatusOf } from '../../src/sim/operators.js';
 import { FIXED_NOW } from './server.js';
@@ -71,7 +70,7 @@ const sameObject = (a: Obj, b: Obj) => a.kind === b.kind && a.apiVersion === b.a
  * child's uid `uid-<Kind>-<name>`, so that the uid a test meets does not depend on the order of
  * creation (a child deleted and created again gets the same one).
  */
-const apiServer = () => new Cluster(() => CREATED, { uid: (o) => `uid-${o.kind}-${o.metadata.name}` });
+const API_SERVER = { now: () => CREATED, uid: (o: Obj) => `uid-${o.kind}-${o.metadata.name}` };
 
 /**
  * The live object Metacontroller leaves after applying `desired` for `parent` (the simulator's
@@ -80,7 +79,7 @@ const apiServer = () => new Cluster(() => CREATED, { uid: (o) => `uid-${o.kind}-
  * operator reports it.
  */
 export function applied(desired: Obj, parent: Obj, status?: Obj): Obj {
-  const live = applyChildren(parent, [], [desired], apiServer()).desired[0]!;
+  const live = applyChildren(parent, [], [desired], API_SERVER).desired[0]!;
   if (status) live.status = status;
   return live;
 }
@@ -93,7 +92,7 @@ export function applied(desired: Obj, parent: Obj, status?: Obj): Obj {
  * longer returned (whoever held it has finished). Statuses from `statusOf`, the operators.
  */
 export function applyResponse(children: Obj[], parent: Obj, statusOf: StatusOf, previous: Obj[] = []): Obj[] {
-  const { desired, remaining } = applyChildren(parent, previous, children, apiServer());
+  const { desired, remaining } = applyChildren(parent, previous, children, API_SERVER);
   const wasTerminating = (o: Obj) => previous.some((p) => sameObject(p, o) && p.metadata.deletionTimestamp);
   const out = desired.map((live, i) => {
     if (live.metadata.deletionTimestamp) return live; // never updated while Terminating
