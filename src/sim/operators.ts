@@ -158,23 +158,33 @@ function externalSecretPass(w: World): void {
       w.cluster.updateStatus(refOf(es), { ...(es.status ?? {}), conditions: [condition(es.status, 'Ready', false, 'SecretSyncedError', message, w.cluster.now())] }, 'external-secrets');
       continue;
     }
-    const data = Object.fromEntries(Object.keys(values).sort().map((k) => [k, b64(values[k]!)]));
-    const owner = { apiVersion: es.apiVersion, kind: es.kind, name: es.metadata.name, uid: es.metadata.uid, controller: true, blockOwnerDeletion: true };
-    const metadata = {
-      ...(existing?.metadata ?? {}),
-      name: targetName,
-      namespace: es.metadata.namespace,
-      labels: { ...(existing?.metadata.labels ?? {}), [ESO_TARGET.managedLabel]: 'true' },
-      annotations: { ...(existing?.metadata.annotations ?? {}), [ESO_TARGET.dataHashAnnotation]: esoDataHash(data) },
-      ownerReferences: [owner],
-    };
-    const secret = { ...(existing ?? {}), apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', data };
+    const secret = esoTargetSecret(es, values, existing);
+    const { metadata, data } = secret;
     const same = existing && JSON.stringify([existing.data ?? {}, existing.metadata.labels, existing.metadata.annotations, existing.metadata.ownerReferences]) === JSON.stringify([data, metadata.labels, metadata.annotations, metadata.ownerReferences]);
     if (!same && (existing ? w.cluster.update(secret, 'external-secrets') : w.cluster.create(secret, 'external-secrets'))) {
       w.notes.push({ by: 'external-secrets', text: `materialised Secret ${targetName} from OpenBao` });
     }
     w.cluster.updateStatus(refOf(es), refreshedStatusOf(es, w.cluster.now()), 'external-secrets');
   }
+}
+
+/**
+ * The target Secret ESO writes for an ExternalSecret from `values` (plain text): the data, its
+ * managed label and data-hash annotation, owned by the ExternalSecret; what else `existing` has
+ * stays.
+ */
+export function esoTargetSecret(es: Obj, values: Record<string, string>, existing?: Obj): Obj {
+  const data = Object.fromEntries(Object.keys(values).sort().map((k) => [k, b64(values[k]!)]));
+  const owner = { apiVersion: es.apiVersion, kind: es.kind, name: es.metadata.name, uid: es.metadata.uid, controller: true, blockOwnerDeletion: true };
+  const metadata = {
+    ...(existing?.metadata ?? {}),
+    name: es.spec.target?.name ?? es.metadata.name,
+    namespace: es.metadata.namespace,
+    labels: { ...(existing?.metadata.labels ?? {}), [ESO_TARGET.managedLabel]: 'true' },
+    annotations: { ...(existing?.metadata.annotations ?? {}), [ESO_TARGET.dataHashAnnotation]: esoDataHash(data) },
+    ownerReferences: [owner],
+  };
+  return { ...(existing ?? {}), apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', data };
 }
 
 /** An ExternalSecret's status after a successful refresh at `now` of the object as it is. */

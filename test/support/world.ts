@@ -5,7 +5,7 @@
 // trip of the clouds.yaml.
 import { CONTROLPLANE_CHILD_KINDS, GVK, type KindInfo } from '../../src/k8s/kinds.js';
 import { applyChildren } from '../../src/sim/metacontroller.js';
-import { healthyStatusOf, orcStatusOf, pushedStatusOf, refreshedStatusOf } from '../../src/sim/operators.js';
+import { esoTargetSecret, healthyStatusOf, orcStatusOf, pushedStatusOf, refreshedStatusOf } from '../../src/sim/operators.js';
 import { FIXED_NOW } from './server.js';
 import type { Obj } from './shared.js';
 
@@ -157,17 +157,18 @@ const isReadyObj = (o: Obj | undefined) => !!o?.status?.conditions?.some((c: Obj
 
 /**
  * The OpenBao round trip as ESO would complete it: once the PushSecret and the clouds.yaml
- * ExternalSecret are Ready, the materialised Secret holds what the app-credential Secret holds.
+ * ExternalSecret are Ready, the materialised Secret (as the simulator's ESO writes it,
+ * src/sim/operators.ts `esoTargetSecret`) holds what the app-credential Secret holds.
  */
 export function materialisedCloudsYaml(parent: Obj, children: Obj[]): Obj | undefined {
   const cp = parent.metadata.name;
-  const ns = parent.metadata.namespace;
   const secretName = parent.spec?.korc?.adminCredential?.cloudCredentialsRef?.secretName ?? 'k-orc-clouds-yaml';
   const source = children.find((c) => c.kind === 'Secret' && c.metadata.name === `${cp}-admin-app-credential`);
   const push = children.find((c) => c.kind === 'PushSecret' && c.metadata.name === `${cp}-admin-app-credential-backup`);
   const es = children.find((c) => c.kind === 'ExternalSecret' && c.metadata.name === secretName);
   if (!source?.data?.['clouds.yaml'] || !isReadyObj(push) || !isReadyObj(es)) return undefined;
-  return secret(ns, secretName, { 'clouds.yaml': unb64(source.data['clouds.yaml']) });
+  const materialised = esoTargetSecret(es!, { 'clouds.yaml': unb64(source.data['clouds.yaml']) });
+  return { ...materialised, metadata: { ...materialised.metadata, uid: `uid-secret-${materialised.metadata.name}` } };
 }
 
 /** Related objects around the parent: `base`, the admin password, the materialised clouds.yaml. */
