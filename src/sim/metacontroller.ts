@@ -10,8 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { GVK, type KindInfo } from '../k8s/kinds.js';
-import { Cluster, type ClusterOptions, type Obj, type ObjectRef } from './cluster.js';
-import { keyOf, labelOf, refOf } from './cluster.js';
+import { Cluster, keyOf, labelOf, refOf, type ClusterOptions, type Obj, type ObjectRef } from './cluster.js';
 import { merge } from './merge.js';
 
 export const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';

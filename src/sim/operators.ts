@@ -315,6 +315,13 @@ export function authenticate(w: World, o: Obj): string | undefined {
 }
 
 /**
+ * The model's K-ORC success messages, one for both conditions. (K-ORC c22784ca writes "OpenStack
+ * resource is available" on Available and "OpenStack resource is up to date" on Progressing,
+ * imported or managed: generic/status/conditions.go SetCommonConditions.)
+ */
+const ORC_SUCCESS = { managed: 'OpenStack resource is up to date', imported: 'OpenStack resource is available' } as const;
+
+/**
  * K-ORC's status of an object: Available and Progressing at its generation with one reason and
  * message (Progressing unless available or the error is terminal), and the OpenStack id, kept once
  * known.
@@ -440,15 +447,15 @@ function korc(w: World): void {
         continue;
       }
       const id = o.kind === 'Domain' ? 'default' : o.kind === 'Project' || o.kind === 'Role' ? `${imported}-${o.kind.toLowerCase()}-id` : `${imported}-user-id`;
-      orcStatus(w, current, true, 'Success', 'OpenStack resource is available', id);
+      orcStatus(w, current, true, 'Success', ORC_SUCCESS.imported, id);
       continue;
     }
     if (current.status?.id) {
-      orcStatus(w, current, true, 'Success', 'OpenStack resource is up to date');
+      orcStatus(w, current, true, 'Success', ORC_SUCCESS.managed);
       continue;
     }
     const made = createInOpenStack(w, current);
-    if (made.id) orcStatus(w, current, true, 'Success', 'OpenStack resource is up to date', made.id);
+    if (made.id) orcStatus(w, current, true, 'Success', ORC_SUCCESS.managed, made.id);
     else orcStatus(w, current, false, 'Progressing', made.wait!);
   }
 }
@@ -530,7 +537,7 @@ export function glanceBackendStatusOf(b: Obj, attached: boolean, now: Date): Obj
  * from here.
  */
 export function healthyStatusOf(o: Obj, now: Date, id?: string): Obj | undefined {
-  if (o.apiVersion === KORC_GROUP) return orcStatusOf(o, true, 'Success', 'OpenStack resource is up to date', now, id);
+  if (o.apiVersion === KORC_GROUP) return orcStatusOf(o, true, 'Success', o.spec?.managementPolicy === 'unmanaged' ? ORC_SUCCESS.imported : ORC_SUCCESS.managed, now, id);
   switch (o.kind) {
     case 'MariaDB':
     case 'Memcached':

@@ -64,11 +64,10 @@ export type StatusOf = (child: Obj, generation: number) => Obj | undefined;
 
 const sameObject = (a: Obj, b: Obj) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.metadata.name === b.metadata.name;
 
-
 /**
  * The world's API server for one apply (src/sim/cluster.ts): its clock at CREATED, and a created
  * child's uid `uid-<Kind>-<name>`, so that the uid a test meets does not depend on the order of
- * creation (a child deleted and created again gets the same one).
+ * creation (unlike a real API server's, it is the same again for a child deleted and created again).
  */
 const API_SERVER = { now: () => CREATED, uid: (o: Obj) => `uid-${o.kind}-${o.metadata.name}` };
 
