@@ -5,6 +5,7 @@ import { simulation as simulate } from './support/simulation.js';
 import type { Simulation } from '../src/sim/simulation.js';
 import { PHASES, SCENARIOS, runPhase, adminCredentialId, conditionOf } from '../src/sim/scenarios.js';
 import { aggregateNames } from '../src/sim/aggregate-phases.js';
+import { healthyStatusOf } from '../src/sim/operators.js';
 import type { ObjectRef } from '../src/sim/cluster.js';
 import { brownfieldCP, managedCP } from './support/sync.js';
 import type { Obj } from './support/shared.js';
@@ -26,6 +27,12 @@ for (const [mode, input] of [['managed', managedCP], ['brownfield', brownfieldCP
 
     const atRest = await sim.step();
     t.same([atRest.changes, atRest.conditions, atRest.errors], [[], [], []], 'at rest, a further pass changes nothing');
+    // The HTTP-level tests' healthy children (test/support/world.ts `healthy`) carry what these operators wrote.
+    const parentUid = sim.get(cp)!.metadata.uid;
+    for (const c of sim.cluster.list((o) => (o.metadata.ownerReferences ?? []).some((r: Obj) => r.controller && r.uid === parentUid))) {
+      const at = c.status?.refreshTime ? new Date(c.status.refreshTime) : sim.now;
+      t.same(healthyStatusOf(c, at, c.status?.id), c.status, `${c.kind}/${c.metadata.name}: healthyStatusOf is the status its operator wrote`);
+    }
 
     const rotated = await runPhase(sim, cp, PHASES['rotate-password']!);
     t.same(rotated.problems, [], 'password rotation: exactly one re-mint, Ready again');

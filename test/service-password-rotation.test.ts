@@ -9,6 +9,7 @@ import { objectMap, orcStatus, readyCondition, secret } from './support/world.js
 import { conditionOf } from './support/sync.js';
 import { fixtureControlPlane, type Obj } from './support/shared.js';
 import { PHASES, runPhase } from '../src/sim/scenarios.js';
+import { healthyStatusOf } from '../src/sim/operators.js';
 import { ObjectIndex } from '../src/k8s/observed.js';
 import { passwordPlan, passwordSerial, passwordSecretName, type PasswordInput } from '../src/controlplane/services/password-rotation.js';
 import { requestKey } from '../src/controlplane/credential/rotation-requests.js';
@@ -41,6 +42,11 @@ t.test('simulator: a rotation replaces the password in OpenBao, then Keystone, t
   const first = password(base)!;
   const glanceBefore = sim.world.openstack.users.get('glance');
   t.equal(sim.world.openstack.users.get('placement'), first);
+  // The HTTP-level tests' healthy service users (test/support/world.ts) carry what K-ORC wrote: the applied ref.
+  for (const svc of ['placement', 'glance']) {
+    const user = get('User', `${name}-user-${svc}`, KORC)!;
+    t.same(healthyStatusOf(user, sim.now, user.status.id), user.status, `User ${svc}: healthyStatusOf is the status K-ORC wrote`);
+  }
 
   const r = await runPhase(sim, cp, PHASES['rotate-service-password']!);
   t.same(r.problems, [], 'OpenBao first, only the old Secret released, no mint, Ready');

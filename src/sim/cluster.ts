@@ -23,13 +23,27 @@ export interface Change {
 /** Kinds without a spec/status split: every write counts as a generation change for them. */
 const NO_GENERATION = new Set(['Secret', 'ConfigMap']);
 
+export interface ClusterOptions {
+  /**
+   * The uid a created object gets; by default `uid-0001`, `uid-0002`, … in order of creation. The
+   * HTTP-level tests' world (test/support/world.ts) names them after the object instead.
+   */
+  uid?: (obj: Obj) => string;
+}
+
 export class Cluster {
   private readonly objects = new Map<string, Obj>();
   private uidCounter = 0;
   private version = 0;
   readonly changes: Change[] = [];
+  private readonly newUid: (obj: Obj) => string;
 
-  constructor(public now: () => Date) {}
+  constructor(
+    public now: () => Date,
+    options: ClusterOptions = {},
+  ) {
+    this.newUid = options.uid ?? (() => `uid-${String(++this.uidCounter).padStart(4, '0')}`);
+  }
 
   get(ref: ObjectRef): Obj | undefined {
     const o = this.objects.get(keyOf(ref));
@@ -44,9 +58,15 @@ export class Cluster {
     return [...this.objects.values()].find((o) => o.metadata.uid === uid);
   }
 
-  /** Put an object in exactly as given (uid, resourceVersion and all): one read from a real API server. */
+  /**
+   * Put an object in exactly as given (uid, resourceVersion and all): one read from a real API
+   * server. Later writes get a resourceVersion above every one loaded, as the API server's
+   * counter is above every version it handed out.
+   */
   load(input: Obj): void {
     this.objects.set(keyOf(refOf(input)), structuredClone(input));
+    const rv = Number(input.metadata?.resourceVersion);
+    if (Number.isSafeInteger(rv) && rv > this.version) this.version = rv;
   }
 
   /** Create; false (nothing written) when the name is taken, as AlreadyExists. */
@@ -54,7 +74,7 @@ export class Cluster {
     const key = keyOf(refOf(input));
     if (this.objects.has(key)) return false;
     const obj = structuredClone(input);
-    obj.metadata.uid = `uid-${String(++this.uidCounter).padStart(4, '0')}`;
+    obj.metadata.uid = this.newUid(obj);
     obj.metadata.resourceVersion = String(++this.version);
     obj.metadata.creationTimestamp = this.now().toISOString();
     if (!NO_GENERATION.has(obj.kind)) obj.metadata.generation = 1;
@@ -69,7 +89,8 @@ export class Cluster {
     const key = keyOf(refOf(input));
     const live = this.objects.get(key);
     if (!live) return false;
-    const next = structuredClone(input);
+    // Compared before it is copied: most updates change nothing.
+    const next: Obj = { ...input, metadata: { ...input.metadata } };
     for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'generation', 'resourceVersion'] as const) {
       if (live.metadata[field] === undefined) delete next.metadata[field];
       else next.metadata[field] = live.metadata[field];
@@ -79,13 +100,14 @@ export class Cluster {
     if (JSON.stringify(next) === JSON.stringify(live)) return false;
     const { metadata: _a, status: _b, ...restNext } = next;
     const { metadata: _c, status: _d, ...restLive } = live;
+    const stored = structuredClone(next);
     if (live.metadata.generation !== undefined && JSON.stringify(restNext) !== JSON.stringify(restLive)) {
-      next.metadata.generation = live.metadata.generation + 1;
+      stored.metadata.generation = live.metadata.generation + 1;
     }
-    next.metadata.resourceVersion = String(++this.version);
-    this.objects.set(key, next);
-    this.changes.push({ verb: 'updated', object: labelOf(next), by });
-    if (live.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) this.remove(key, by);
+    stored.metadata.resourceVersion = String(++this.version);
+    this.objects.set(key, stored);
+    this.changes.push({ verb: 'updated', object: labelOf(stored), by });
+    if (live.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0) this.remove(key, by);
     return true;
   }
 
@@ -145,6 +167,13 @@ export class Cluster {
       const owners: Obj[] = o.metadata.ownerReferences ?? [];
       if (owners.length > 0 && owners.every((r) => !uids.has(r.uid))) this.delete(refOf(o), 'garbage collector');
     }
+  }
+
+  /** Every object stored, handed over as it is (no copies) and forgotten: for a cluster used once and dropped. */
+  release(): Obj[] {
+    const out = [...this.objects.values()];
+    this.objects.clear();
+    return out;
   }
 
   /** A fingerprint of everything stored (a round that leaves it unchanged changed nothing). */

@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { GVK, type KindInfo } from '../k8s/kinds.js';
-import type { Cluster, Obj, ObjectRef } from './cluster.js';
-import { keyOf, labelOf, refOf } from './cluster.js';
+import { Cluster, keyOf, labelOf, refOf, type ClusterOptions, type Obj, type ObjectRef } from './cluster.js';
 import { merge } from './merge.js';
 import { packageRoot } from '../package-root.js';
 
@@ -198,52 +197,85 @@ export class CompositeController extends Controller {
     const current = this.cluster.get(ref);
     const gcFinalizer = (current?.metadata.finalizers ?? []).some((f: string) => f === 'foregroundDeletion' || f === 'orphan');
     const shouldFinalize = !!current && (current.metadata.finalizers ?? []).includes(this.finalizer) && !gcFinalizer;
-    if (!deleting || shouldFinalize) this.manageChildren(parent, observed, (response.children ?? []) as Obj[]);
+    if (!deleting || shouldFinalize) manageChildren(this.cluster, parent, observed, (response.children ?? []) as Obj[]);
     const status = { ...(response.status ?? {}), observedGeneration: parent.metadata.generation };
     this.cluster.updateStatus(ref, status, by);
   }
+}
 
-  private manageChildren(parent: Obj, observed: Obj[], desiredList: Obj[]): void {
-    const by = 'metacontroller';
-    const desired = desiredList.map((d) => {
-      const c = structuredClone(d);
-      c.metadata.namespace ||= parent.metadata.namespace;
-      c.metadata.labels = { ...(c.metadata.labels ?? {}), [CONTROLLER_UID]: parent.metadata.uid };
-      delete c.metadata.annotations?.[LAST_APPLIED];
-      return c;
-    });
-    const wanted = new Set(desired.map((d) => keyOf(refOf(d))));
-    for (const o of observed) {
-      if (!wanted.has(keyOf(refOf(o))) && !o.metadata.deletionTimestamp) this.cluster.delete(refOf(o), by);
-    }
-    const observedByKey = new Map(observed.map((o) => [keyOf(refOf(o)), o]));
-    for (const d of desired) {
-      const live = observedByKey.get(keyOf(refOf(d)));
-      const annotated = (o: Obj) => {
-        o.metadata.annotations = { ...(o.metadata.annotations ?? {}), [LAST_APPLIED]: JSON.stringify(d) };
-        return o;
-      };
-      if (!live) {
-        const create = annotated(structuredClone(d));
-        create.metadata.ownerReferences = [
-          ...(create.metadata.ownerReferences ?? []),
-          { apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name, uid: parent.metadata.uid, controller: true, blockOwnerDeletion: true },
-        ];
-        if (!this.cluster.create(create, by)) this.cluster.changes.push({ verb: 'updated', object: `${labelOf(d)} (AlreadyExists, swallowed)`, by });
-        continue;
-      }
-      if (live.metadata.deletionTimestamp) continue;
-      const last = live.metadata.annotations?.[LAST_APPLIED];
-      const merged = merge(live, last ? JSON.parse(last) : undefined, d) as Obj;
-      for (const field of SYSTEM_FIELDS) {
-        if (live.metadata[field] === undefined) delete merged.metadata[field];
-        else merged.metadata[field] = live.metadata[field];
-      }
-      if (live.status === undefined) delete merged.status;
-      else merged.status = live.status;
-      this.cluster.update(annotated(merged), by);
-    }
+/**
+ * What the CompositeController does with the children of a sync answer (pkg/controller/common
+ * manageChildren; reference/metacontroller.md §1.3, §4): the namespace defaulted, the controller-uid
+ * label set, observed children no longer desired deleted, new ones created with the last-applied
+ * annotation and the parent's controller reference (AlreadyExists swallowed), others updated InPlace
+ * by the three-way merge, Terminating ones left alone. The API server's part (uids, generation,
+ * resourceVersion, finalizers) is `cluster`'s.
+ */
+export function manageChildren(cluster: Cluster, parent: Obj, observed: Obj[], desiredList: Obj[], by = 'metacontroller'): void {
+  const desired = desiredList.map((d) => {
+    const c = structuredClone(d);
+    c.metadata.namespace ||= parent.metadata.namespace;
+    c.metadata.labels = { ...(c.metadata.labels ?? {}), [CONTROLLER_UID]: parent.metadata.uid };
+    delete c.metadata.annotations?.[LAST_APPLIED];
+    return c;
+  });
+  const wanted = new Set(desired.map((d) => keyOf(refOf(d))));
+  for (const o of observed) {
+    if (!wanted.has(keyOf(refOf(o))) && !o.metadata.deletionTimestamp) cluster.delete(refOf(o), by);
   }
+  const observedByKey = new Map(observed.map((o) => [keyOf(refOf(o)), o]));
+  for (const d of desired) {
+    const live = observedByKey.get(keyOf(refOf(d)));
+    const annotated = (o: Obj) => {
+      o.metadata.annotations = { ...(o.metadata.annotations ?? {}), [LAST_APPLIED]: JSON.stringify(d) };
+      return o;
+    };
+    if (!live) {
+      const create = annotated(structuredClone(d));
+      create.metadata.ownerReferences = [
+        ...(create.metadata.ownerReferences ?? []),
+        { apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name, uid: parent.metadata.uid, controller: true, blockOwnerDeletion: true },
+      ];
+      if (!cluster.create(create, by)) cluster.changes.push({ verb: 'updated', object: `${labelOf(d)} (AlreadyExists, swallowed)`, by });
+      continue;
+    }
+    if (live.metadata.deletionTimestamp) continue;
+    const last = live.metadata.annotations?.[LAST_APPLIED];
+    const merged = merge(live, last ? JSON.parse(last) : undefined, d) as Obj;
+    for (const field of SYSTEM_FIELDS) {
+      if (live.metadata[field] === undefined) delete merged.metadata[field];
+      else merged.metadata[field] = live.metadata[field];
+    }
+    if (live.status === undefined) delete merged.status;
+    else merged.status = live.status;
+    cluster.update(annotated(merged), by);
+  }
+}
+
+/** What the API server holds of a parent's children after one `manageChildren`, outside a simulation. */
+export interface AppliedChildren {
+  /** The live object of every desired child, in the order desired. */
+  desired: Obj[];
+  /** Observed children not desired that are still there (Terminating: finalizers hold them). */
+  remaining: Obj[];
+}
+
+/**
+ * `manageChildren` on an API server holding only `observed`, as a function: the HTTP-level tests
+ * (test/support/world.ts) apply a sync answer with it. `server` sets the API server's clock and the
+ * uids it gives; nothing outside the returned objects is read or kept.
+ */
+export function applyChildren(parent: Obj, observed: Obj[], desired: Obj[], server: ClusterOptions & { now: () => Date }): AppliedChildren {
+  const cluster = new Cluster(server.now, server);
+  for (const o of observed) cluster.load(o);
+  manageChildren(cluster, parent, observed, desired);
+  const live = new Map(cluster.release().map((o) => [keyOf(refOf(o)), o]));
+  const keys = desired.map((d) => keyOf({ ...refOf(d), namespace: d.metadata.namespace || parent.metadata.namespace }));
+  const wanted = new Set(keys);
+  return {
+    desired: keys.map((k) => live.get(k)!),
+    remaining: observed.map((o) => keyOf(refOf(o))).filter((k) => !wanted.has(k) && live.has(k)).map((k) => live.get(k)!),
+  };
 }
 
 /** The DecoratorController of CredentialRotations (no attachments): labels, annotations, status. */

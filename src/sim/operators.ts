@@ -73,7 +73,7 @@ const KORC_GROUP = 'openstack.k-orc.cloud/v1alpha1';
 const FINALIZER = 'openstack.k-orc.cloud/finalizer';
 
 /** A condition, keeping its lastTransitionTime while the status does not change. */
-function condition(previous: Obj | undefined, type: string, status: boolean, reason: string, message: string, now: Date, generation?: number): Obj {
+export function condition(previous: Obj | undefined, type: string, status: boolean, reason: string, message: string, now: Date, generation?: number): Obj {
   const old = (previous?.conditions ?? []).find((c: Obj) => c.type === type);
   const s = status ? 'True' : 'False';
   const c: Obj = { type, status: s, reason, message, lastTransitionTime: old?.status === s ? old.lastTransitionTime : now.toISOString() };
@@ -84,10 +84,15 @@ function condition(previous: Obj | undefined, type: string, status: boolean, rea
 /** Kinds whose operators report the generation they reconciled in status.observedGeneration. */
 const REPORTS_GENERATION = new Set(['Keystone', 'Memcached']);
 
-function setReady(w: World, o: Obj, by: string, ready: boolean, reason: string, message: string): void {
-  const status: Obj = { ...(o.status ?? {}), conditions: [condition(o.status, 'Ready', ready, reason, message, w.cluster.now())] };
+/** The status of an operator that reports a Ready condition (MariaDB, Memcached, Keystone). */
+export function readyStatusOf(o: Obj, ready: boolean, reason: string, message: string, now: Date): Obj {
+  const status: Obj = { ...(o.status ?? {}), conditions: [condition(o.status, 'Ready', ready, reason, message, now)] };
   if (REPORTS_GENERATION.has(o.kind)) status.observedGeneration = o.metadata.generation;
-  w.cluster.updateStatus(refOf(o), status, by);
+  return status;
+}
+
+function setReady(w: World, o: Obj, by: string, ready: boolean, reason: string, message: string): void {
+  w.cluster.updateStatus(refOf(o), readyStatusOf(o, ready, reason, message, w.cluster.now()), by);
 }
 
 const isReady = (o: Obj | undefined) => !!o?.status?.conditions?.some((c: Obj) => c.type === 'Ready' && c.status === 'True');
@@ -153,33 +158,44 @@ function externalSecretPass(w: World): void {
       w.cluster.updateStatus(refOf(es), { ...(es.status ?? {}), conditions: [condition(es.status, 'Ready', false, 'SecretSyncedError', message, w.cluster.now())] }, 'external-secrets');
       continue;
     }
-    const data = Object.fromEntries(Object.keys(values).sort().map((k) => [k, b64(values[k]!)]));
-    const owner = { apiVersion: es.apiVersion, kind: es.kind, name: es.metadata.name, uid: es.metadata.uid, controller: true, blockOwnerDeletion: true };
-    const metadata = {
-      ...(existing?.metadata ?? {}),
-      name: targetName,
-      namespace: es.metadata.namespace,
-      labels: { ...(existing?.metadata.labels ?? {}), [ESO_TARGET.managedLabel]: 'true' },
-      annotations: { ...(existing?.metadata.annotations ?? {}), [ESO_TARGET.dataHashAnnotation]: esoDataHash(data) },
-      ownerReferences: [owner],
-    };
-    const secret = { ...(existing ?? {}), apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', data };
+    const secret = esoTargetSecret(es, values, existing);
+    const { metadata, data } = secret;
     const same = existing && JSON.stringify([existing.data ?? {}, existing.metadata.labels, existing.metadata.annotations, existing.metadata.ownerReferences]) === JSON.stringify([data, metadata.labels, metadata.annotations, metadata.ownerReferences]);
     if (!same && (existing ? w.cluster.update(secret, 'external-secrets') : w.cluster.create(secret, 'external-secrets'))) {
       w.notes.push({ by: 'external-secrets', text: `materialised Secret ${targetName} from OpenBao` });
     }
-    w.cluster.updateStatus(
-      refOf(es),
-      {
-        ...(es.status ?? {}),
-        refreshTime: esoTime(now),
-        syncedResourceVersion: rv,
-        binding: { name: targetName },
-        conditions: [condition(es.status, 'Ready', true, ESO_REASON.refreshed, 'secret synced', w.cluster.now())],
-      },
-      'external-secrets',
-    );
+    w.cluster.updateStatus(refOf(es), refreshedStatusOf(es, w.cluster.now()), 'external-secrets');
   }
+}
+
+/**
+ * The target Secret ESO writes for an ExternalSecret from `values` (plain text): the data, its
+ * managed label and data-hash annotation, owned by the ExternalSecret; what else `existing` has
+ * stays.
+ */
+export function esoTargetSecret(es: Obj, values: Record<string, string>, existing?: Obj): Obj {
+  const data = Object.fromEntries(Object.keys(values).sort().map((k) => [k, b64(values[k]!)]));
+  const owner = { apiVersion: es.apiVersion, kind: es.kind, name: es.metadata.name, uid: es.metadata.uid, controller: true, blockOwnerDeletion: true };
+  const metadata = {
+    ...(existing?.metadata ?? {}),
+    name: es.spec.target?.name ?? es.metadata.name,
+    namespace: es.metadata.namespace,
+    labels: { ...(existing?.metadata.labels ?? {}), [ESO_TARGET.managedLabel]: 'true' },
+    annotations: { ...(existing?.metadata.annotations ?? {}), [ESO_TARGET.dataHashAnnotation]: esoDataHash(data) },
+    ownerReferences: [owner],
+  };
+  return { ...(existing ?? {}), apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', data };
+}
+
+/** An ExternalSecret's status after a successful refresh at `now` of the object as it is. */
+export function refreshedStatusOf(es: Obj, now: Date): Obj {
+  return {
+    ...(es.status ?? {}),
+    refreshTime: esoTime(now.getTime()),
+    syncedResourceVersion: esoResourceVersion(es),
+    binding: { name: es.spec.target?.name ?? es.metadata.name },
+    conditions: [condition(es.status, 'Ready', true, ESO_REASON.refreshed, 'secret synced', now)],
+  };
 }
 
 /**
@@ -208,7 +224,6 @@ function pushSecretPass(w: World): void {
       continue;
     }
     const decoded = Object.fromEntries(Object.entries(source.data ?? {}).map(([k, v]) => [k, unb64(v as string)]));
-    const entries: Record<string, Obj> = {};
     for (const d of ps.spec.data ?? []) {
       const path = d.match.remoteRef.remoteKey;
       const value = d.match.secretKey ? { [d.match.remoteRef.property ?? d.match.secretKey]: decoded[d.match.secretKey]! } : decoded;
@@ -216,21 +231,23 @@ function pushSecretPass(w: World): void {
         w.openbao.set(path, value);
         w.notes.push({ by: 'external-secrets', text: `pushed Secret ${name} to OpenBao ${path}` });
       }
-      entries[d.match.remoteRef.property ? `${path}/${d.match.remoteRef.property}` : path] = d;
     }
-    const stores = (ps.spec.secretStoreRefs ?? []).map((r: Obj) => `${r.kind ?? 'SecretStore'}/${r.name}`);
-    w.cluster.updateStatus(
-      refOf(ps),
-      {
-        ...(ps.status ?? {}),
-        refreshTime: esoTime(now),
-        syncedResourceVersion: rv,
-        syncedPushSecrets: Object.fromEntries(stores.map((k: string) => [k, entries])),
-        conditions: [condition(ps.status, 'Ready', true, ESO_REASON.pushed, 'PushSecret synced successfully', w.cluster.now())],
-      },
-      'external-secrets',
-    );
+    w.cluster.updateStatus(refOf(ps), pushedStatusOf(ps, w.cluster.now()), 'external-secrets');
   }
+}
+
+/** A PushSecret's status after a successful push at `now` of the object as it is. */
+export function pushedStatusOf(ps: Obj, now: Date): Obj {
+  const entries: Record<string, Obj> = {};
+  for (const d of ps.spec.data ?? []) entries[d.match.remoteRef.property ? `${d.match.remoteRef.remoteKey}/${d.match.remoteRef.property}` : d.match.remoteRef.remoteKey] = d;
+  const stores = (ps.spec.secretStoreRefs ?? []).map((r: Obj) => `${r.kind ?? 'SecretStore'}/${r.name}`);
+  return {
+    ...(ps.status ?? {}),
+    refreshTime: esoTime(now.getTime()),
+    syncedResourceVersion: esoResourceVersion(ps),
+    syncedPushSecrets: Object.fromEntries(stores.map((k: string) => [k, entries])),
+    conditions: [condition(ps.status, 'Ready', true, ESO_REASON.pushed, 'PushSecret synced successfully', now)],
+  };
 }
 
 /**
@@ -297,8 +314,19 @@ export function authenticate(w: World, o: Obj): string | undefined {
   return auth.username === 'admin' && auth.password === w.openstack.adminPassword ? undefined : 'The request you have made requires authentication (password)';
 }
 
-function orcStatus(w: World, o: Obj, available: boolean, reason: string, message: string, id?: string): void {
-  const now = w.cluster.now();
+/**
+ * The model's K-ORC success messages, one for both conditions. (K-ORC c22784ca writes "OpenStack
+ * resource is available" on Available and "OpenStack resource is up to date" on Progressing,
+ * imported or managed: generic/status/conditions.go SetCommonConditions.)
+ */
+const ORC_SUCCESS = { managed: 'OpenStack resource is up to date', imported: 'OpenStack resource is available' } as const;
+
+/**
+ * K-ORC's status of an object: Available and Progressing at its generation with one reason and
+ * message (Progressing unless available or the error is terminal), and the OpenStack id, kept once
+ * known.
+ */
+export function orcStatusOf(o: Obj, available: boolean, reason: string, message: string, now: Date, id?: string): Obj {
   const generation = o.metadata.generation;
   const progressing = !available && !['InvalidConfiguration', 'UnrecoverableError'].includes(reason);
   const status: Obj = {
@@ -310,7 +338,11 @@ function orcStatus(w: World, o: Obj, available: boolean, reason: string, message
   const keep = id ?? o.status?.id;
   if (keep) status.id = keep;
   if (o.status?.resource) status.resource = o.status.resource;
-  w.cluster.updateStatus(refOf(o), status, 'k-orc');
+  return status;
+}
+
+function orcStatus(w: World, o: Obj, available: boolean, reason: string, message: string, id?: string): void {
+  w.cluster.updateStatus(refOf(o), orcStatusOf(o, available, reason, message, w.cluster.now(), id), 'k-orc');
 }
 
 function nextId(os: OpenStack, prefix: string): string {
@@ -437,18 +469,18 @@ function korc(w: World): void {
         continue;
       }
       const id = o.kind === 'Domain' ? 'default' : o.kind === 'Project' || o.kind === 'Role' ? `${imported}-${o.kind.toLowerCase()}-id` : `${imported}-user-id`;
-      orcStatus(w, current, true, 'Success', 'OpenStack resource is available', id);
+      orcStatus(w, current, true, 'Success', ORC_SUCCESS.imported, id);
       continue;
     }
     if (current.status?.id) {
       const wait = reconcilePassword(w, current);
       if (wait) orcStatus(w, w.cluster.get(refOf(o))!, false, 'Progressing', wait);
-      else orcStatus(w, w.cluster.get(refOf(o))!, true, 'Success', 'OpenStack resource is up to date');
+      else orcStatus(w, w.cluster.get(refOf(o))!, true, 'Success', ORC_SUCCESS.managed);
       continue;
     }
     const made = createInOpenStack(w, current);
     if (made.id) {
-      orcStatus(w, current, true, 'Success', 'OpenStack resource is up to date', made.id);
+      orcStatus(w, current, true, 'Success', ORC_SUCCESS.managed, made.id);
       if (current.kind === 'User') reconcilePassword(w, w.cluster.get(refOf(o))!);
     } else orcStatus(w, current, false, 'Progressing', made.wait!);
   }
@@ -457,14 +489,17 @@ function korc(w: World): void {
 /** The RabbitMQ cluster operator: AllReplicasReady (it writes no Ready condition) and observedGeneration. */
 function rabbitmq(w: World): void {
   for (const o of w.cluster.list((x) => x.kind === 'RabbitmqCluster' && live(x))) {
-    const down = w.down.has(labelOf(o));
-    const status = {
-      ...(o.status ?? {}),
-      observedGeneration: o.metadata.generation,
-      conditions: [condition(o.status, 'AllReplicasReady', !down, down ? 'NotAllReplicasReady' : 'AllPodsAreReady', down ? 'RabbitMQ is down' : `${o.spec.replicas ?? 1} replicas ready`, w.cluster.now())],
-    };
-    w.cluster.updateStatus(refOf(o), status, 'rabbitmq-cluster-operator');
+    w.cluster.updateStatus(refOf(o), rabbitmqStatusOf(o, !w.down.has(labelOf(o)), w.cluster.now()), 'rabbitmq-cluster-operator');
   }
+}
+
+/** A RabbitmqCluster's status: AllReplicasReady (no Ready condition) and observedGeneration. */
+export function rabbitmqStatusOf(o: Obj, up: boolean, now: Date): Obj {
+  return {
+    ...(o.status ?? {}),
+    observedGeneration: o.metadata.generation,
+    conditions: [condition(o.status, 'AllReplicasReady', up, up ? 'AllPodsAreReady' : 'NotAllReplicasReady', up ? `${o.spec.replicas ?? 1} replicas ready` : 'RabbitMQ is down', now)],
+  };
 }
 
 /**
@@ -487,15 +522,20 @@ function serviceCr(w: World, kind: 'Placement' | 'Glance', by: string): void {
     if (password === undefined || w.openstack.users.get(user.username) !== password) missing.push(`service user ${user.username} to authenticate`);
     if (kind === 'Glance' && !w.cluster.list((b) => b.kind === 'GlanceBackend' && b.metadata.namespace === ns && b.spec.glanceRef?.name === o.metadata.name && isReady(b)).length) missing.push('a Ready GlanceBackend');
     if (w.down.has(labelOf(o))) missing.push('its pods (down)');
-    const ready = missing.length === 0;
-    const status: Obj = {
-      ...(o.status ?? {}),
-      observedGeneration: o.metadata.generation,
-      conditions: [condition(o.status, 'Ready', ready, ready ? 'Ready' : 'NotReady', ready ? `${kind} is ready` : `waiting for ${missing.join(', ')}`, w.cluster.now(), o.metadata.generation)],
-    };
-    if (ready) status.installedRelease = o.spec.openStackRelease;
-    w.cluster.updateStatus(refOf(o), status, by);
+    w.cluster.updateStatus(refOf(o), serviceStatusOf(o, missing, w.cluster.now()), by);
   }
+}
+
+/** A service CR's status (Placement, Glance): Ready at its generation unless something is `missing`. */
+export function serviceStatusOf(o: Obj, missing: string[], now: Date): Obj {
+  const ready = missing.length === 0;
+  const status: Obj = {
+    ...(o.status ?? {}),
+    observedGeneration: o.metadata.generation,
+    conditions: [condition(o.status, 'Ready', ready, ready ? 'Ready' : 'NotReady', ready ? `${o.kind} is ready` : `waiting for ${missing.join(', ')}`, now, o.metadata.generation)],
+  };
+  if (ready) status.installedRelease = o.spec.openStackRelease;
+  return status;
 }
 
 function placements(w: World): void {
@@ -506,10 +546,48 @@ function placements(w: World): void {
 function glances(w: World): void {
   for (const b of w.cluster.list((x) => x.kind === 'GlanceBackend' && live(x))) {
     const attached = w.cluster.get({ apiVersion: b.apiVersion, kind: 'Glance', namespace: b.metadata.namespace, name: b.spec.glanceRef?.name });
-    const status: Obj = { observedGeneration: b.metadata.generation, conditions: [condition(b.status, 'Ready', !!attached, attached ? 'Ready' : 'WaitingForGlance', attached ? 'backend attached' : `waiting for Glance ${b.spec.glanceRef?.name}`, w.cluster.now(), b.metadata.generation)] };
-    w.cluster.updateStatus(refOf(b), status, 'glance-operator');
+    w.cluster.updateStatus(refOf(b), glanceBackendStatusOf(b, !!attached, w.cluster.now()), 'glance-operator');
   }
   serviceCr(w, 'Glance', 'glance-operator');
+}
+
+/** A GlanceBackend's status: Ready at its generation once its Glance exists. */
+export function glanceBackendStatusOf(b: Obj, attached: boolean, now: Date): Obj {
+  return { observedGeneration: b.metadata.generation, conditions: [condition(b.status, 'Ready', attached, attached ? 'Ready' : 'WaitingForGlance', attached ? 'backend attached' : `waiting for Glance ${b.spec.glanceRef?.name}`, now, b.metadata.generation)] };
+}
+
+/**
+ * The status each operator writes for `o` once everything it waits for is there, at `now` (K-ORC
+ * with the OpenStack `id`); undefined for objects no operator writes a status to (Secrets,
+ * ConfigMaps). The HTTP-level tests' world (test/support/world.ts) takes its healthy children
+ * from here.
+ */
+export function healthyStatusOf(o: Obj, now: Date, id?: string): Obj | undefined {
+  if (o.apiVersion === KORC_GROUP) {
+    const status = orcStatusOf(o, true, 'Success', o.spec?.managementPolicy === 'unmanaged' ? ORC_SUCCESS.imported : ORC_SUCCESS.managed, now, id);
+    // At rest K-ORC has applied the password the User names (reconcilePassword).
+    const passwordRef = o.kind === 'User' && o.spec?.managementPolicy !== 'unmanaged' ? o.spec?.resource?.passwordRef : undefined;
+    return passwordRef ? { ...status, resource: { ...(status.resource ?? {}), appliedPasswordRef: passwordRef } } : status;
+  }
+  switch (o.kind) {
+    case 'MariaDB':
+    case 'Memcached':
+    case 'Keystone':
+      return readyStatusOf(o, true, 'Ready', `${o.kind} is ready`, now);
+    case 'ExternalSecret':
+      return refreshedStatusOf(o, now);
+    case 'PushSecret':
+      return pushedStatusOf(o, now);
+    case 'RabbitmqCluster':
+      return rabbitmqStatusOf(o, true, now);
+    case 'Placement':
+    case 'Glance':
+      return serviceStatusOf(o, [], now);
+    case 'GlanceBackend':
+      return glanceBackendStatusOf(o, true, now);
+    default:
+      return undefined;
+  }
 }
 
 /** The operators the model holds, in the order one pass runs them. */

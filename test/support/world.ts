@@ -1,14 +1,18 @@
-// A small model of what Metacontroller sends and applies, for sync tests: v2 request maps,
-// observed children made from desired ones (last-applied annotation, controller-uid label,
-// server fields, generation), child readiness set by the test, and the world around the
-// ControlPlane: the admin-password Secret and the OpenBao round trip of the clouds.yaml.
+// The world of the HTTP-level sync tests: v2 request maps, sync answers applied as Metacontroller
+// does (the simulator's model, src/sim/metacontroller.ts `applyChildren`: last-applied annotation,
+// controller-uid label, three-way merge, server fields, generation), child readiness set by the
+// test, and the world around the ControlPlane: the admin-password Secret and the OpenBao round
+// trip of the clouds.yaml.
 import { CONTROLPLANE_CHILD_KINDS, GVK, type KindInfo } from '../../src/k8s/kinds.js';
-import { LAST_APPLIED_ANNOTATION } from '../../src/k8s/observed.js';
-import { esoResourceVersion, ESO_REASON } from '../../src/k8s/eso.js';
+import { applyChildren } from '../../src/sim/metacontroller.js';
+import { esoTargetSecret, healthyStatusOf, orcStatusOf, pushedStatusOf, refreshedStatusOf } from '../../src/sim/operators.js';
+import { FIXED_NOW } from './server.js';
 import type { Obj } from './shared.js';
 
-export const CONTROLLER_UID_LABEL = 'controller-uid';
 export const ADMIN_PASSWORD = 's3cr3t-Admin-Passw0rd';
+
+/** The world's clock of the API server and the operators (not the hooks'): before every clock the tests use. */
+const CREATED = new Date('2026-01-01T00:00:00Z');
 
 const kindOf = (obj: Obj): KindInfo | undefined =>
   Object.values(GVK).find((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind);
@@ -35,84 +39,83 @@ export function readyCondition(ready: boolean, reason = ready ? 'Ready' : 'NotRe
 
 export const isOrc = (obj: Obj) => obj.apiVersion === 'openstack.k-orc.cloud/v1alpha1';
 
-/** K-ORC conditions at `generation`: Available and Progressing as K-ORC writes them. */
+/** K-ORC's status at `generation` (the simulator's K-ORC, src/sim/operators.ts `orcStatusOf`). */
 export function orcStatus(generation: number, opts: { available?: boolean; reason?: string; message?: string; id?: string } = {}): Obj {
   const available = opts.available ?? true;
   const reason = opts.reason ?? (available ? 'Success' : 'Progressing');
   const message = opts.message ?? (available ? 'OpenStack resource is up to date' : 'Waiting for OpenStack resource to be created externally');
-  const progressing = available || ['InvalidConfiguration', 'UnrecoverableError'].includes(reason) ? 'False' : 'True';
-  const status: Obj = {
-    conditions: [
-      { type: 'Available', status: available ? 'True' : 'False', reason, message, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: generation },
-      { type: 'Progressing', status: progressing, reason, message, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: generation },
-    ],
-  };
-  if (opts.id) status.id = opts.id;
-  return status;
+  return orcStatusOf({ metadata: { generation } }, available, reason, message, CREATED, opts.id);
 }
 
 /** The OpenStack id K-ORC would give the credential minted for this AC object. */
 export const acIdOf = (ac: Obj) => `id-${ac.spec.resource.name}`;
 
-/** Every child healthy: Ready, or for K-ORC objects Available at their generation (and an id). */
-export function healthy(child: Obj, generation = 1): Obj {
-  // The RabbitMQ cluster operator reports AllReplicasReady (no Ready condition) and observedGeneration.
-  if (child.kind === 'RabbitmqCluster') return { observedGeneration: generation, conditions: [{ ...readyCondition(true), type: 'AllReplicasReady' }] };
-  if (!isOrc(child)) return allReady();
-  return orcStatus(generation, child.kind === 'ApplicationCredential' || child.kind === 'Service' || child.kind === 'Endpoint' ? { id: child.kind === 'ApplicationCredential' ? acIdOf(child) : `id-${child.metadata.name}` } : {});
+/**
+ * Every child healthy: the status its operator writes once all it waits for is there (the
+ * simulator's operators, src/sim/operators.ts `healthyStatusOf`) at `generation`; K-ORC objects
+ * with the OpenStack id `id-<name>` (an AC: `acIdOf`). None for Secrets and ConfigMaps.
+ */
+export function healthy(child: Obj, generation = 1): Obj | undefined {
+  const id = isOrc(child) ? (child.kind === 'ApplicationCredential' ? acIdOf(child) : `id-${child.metadata.name}`) : undefined;
+  return healthyStatusOf({ ...child, metadata: { ...child.metadata, generation } }, CREATED, id);
 }
 
 export type StatusOf = (child: Obj, generation: number) => Obj | undefined;
 
+const sameObject = (a: Obj, b: Obj) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.metadata.name === b.metadata.name;
+
 /**
- * The live object Metacontroller would leave after applying `desired` for the parent `uid`:
- * namespace defaulted, controller-uid label added, the last-applied annotation, server fields.
- * `generation` moves when the spec changes, as the API server does.
+ * The world's API server for one apply (src/sim/cluster.ts): its clock at CREATED, and a created
+ * child's uid `uid-<Kind>-<name>`, so that the uid a test meets does not depend on the order of
+ * creation (unlike a real API server's, it is the same again for a child deleted and created again).
  */
-export function applied(desired: Obj, parent: Obj, status?: Obj, previous?: Obj): Obj {
-  const sent = structuredClone(desired);
-  sent.metadata.namespace ??= parent.metadata.namespace;
-  sent.metadata.labels = { ...sent.metadata.labels, [CONTROLLER_UID_LABEL]: parent.metadata.uid };
-  const live = structuredClone(sent);
-  live.metadata.annotations = { ...live.metadata.annotations, [LAST_APPLIED_ANNOTATION]: JSON.stringify(sent) };
-  live.metadata.uid = previous?.metadata.uid ?? `uid-${desired.kind}-${desired.metadata.name}`;
-  live.metadata.resourceVersion = '1';
-  const before = previous?.metadata.generation ?? 0;
-  live.metadata.generation = previous && JSON.stringify(previous.spec) === JSON.stringify(live.spec) ? before : before + 1;
-  live.metadata.creationTimestamp = '2026-01-01T00:00:00Z';
-  live.metadata.ownerReferences = [{ apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name, uid: parent.metadata.uid, controller: true, blockOwnerDeletion: true }];
+const API_SERVER = { now: () => CREATED, uid: (o: Obj) => `uid-${o.kind}-${o.metadata.name}` };
+
+/**
+ * The live object Metacontroller leaves after applying `desired` for `parent` (the simulator's
+ * model, src/sim/metacontroller.ts `applyChildren`): namespace defaulted, controller-uid label,
+ * last-applied annotation, the parent's controller reference, server fields; `status` as the
+ * operator reports it.
+ */
+export function applied(desired: Obj, parent: Obj, status?: Obj): Obj {
+  const live = applyChildren(parent, [], [desired], API_SERVER).desired[0]!;
   if (status) live.status = status;
   return live;
 }
 
-const sameObject = (a: Obj, b: Obj) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.metadata.name === b.metadata.name;
-
-/** Applies a response: every returned child becomes live (status from `statusOf`), the rest is gone. */
+/**
+ * Applies a response as Metacontroller does (src/sim/metacontroller.ts `applyChildren`): returned
+ * children created or updated by the three-way merge (the API server moves `generation` with the
+ * spec), Terminating ones left as they are, the others deleted. The world has no operator holding
+ * finalizers: a child deleted now is gone, and one that was already Terminating is gone once no
+ * longer returned (whoever held it has finished). Statuses from `statusOf`, the operators.
+ */
 export function applyResponse(children: Obj[], parent: Obj, statusOf: StatusOf, previous: Obj[] = []): Obj[] {
-  return children.map((c) => {
-    const before = previous.find((p) => sameObject(p, c));
-    if (before?.metadata.deletionTimestamp) return before; // never updated while Terminating
-    const live = applied(c, parent, undefined, before);
+  const { desired, remaining } = applyChildren(parent, previous, children, API_SERVER);
+  const wasTerminating = (o: Obj) => previous.some((p) => sameObject(p, o) && p.metadata.deletionTimestamp);
+  const out = desired.map((live, i) => {
+    if (live.metadata.deletionTimestamp) return live; // never updated while Terminating
     // A status from statusOf is the operator acting on this object (ESO pushing or refreshing it);
     // none keeps the one it had.
-    const fresh = statusOf(c, live.metadata.generation);
-    live.status = fresh !== undefined ? esoStatus(live, fresh) : before?.status;
+    const fresh = statusOf(children[i]!, live.metadata.generation);
+    if (fresh !== undefined) live.status = esoStatus(live, fresh);
     if (live.status === undefined) delete live.status;
     return live;
   });
+  return [...out, ...remaining.filter((o) => !wasTerminating(o))];
 }
 
 /**
  * A Ready PushSecret or ExternalSecret as ESO leaves it right after a successful push or refresh
- * of the object as applied (src/k8s/eso.ts): its success reason, `syncedResourceVersion` of the
- * live metadata, `refreshTime`. Other statuses as given.
+ * of the object as applied (the simulator's ESO, src/sim/operators.ts): its success reason,
+ * `syncedResourceVersion` of the live metadata, `refreshTime` at the tests' clock (FIXED_NOW: no
+ * forced refresh is due yet). Other statuses as given.
  */
-function esoStatus(live: Obj, status: Obj | undefined): Obj | undefined {
-  const reason = live.kind === 'PushSecret' ? ESO_REASON.pushed : live.kind === 'ExternalSecret' ? ESO_REASON.refreshed : undefined;
-  if (!reason || !isReadyObj({ status })) return status;
-  const conditions = (status!.conditions as Obj[]).map((c) => (c.type === 'Ready' ? { ...c, reason } : c));
-  // Refreshed at the tests' clock (FIXED_NOW): no forced refresh is due yet.
-  return { ...status, conditions, refreshTime: '2026-11-21T12:00:00Z', syncedResourceVersion: esoResourceVersion(live) };
+function esoStatus(live: Obj, status: Obj): Obj {
+  if (!isReadyObj({ status })) return status;
+  if (live.kind === 'PushSecret') return pushedStatusOf({ ...live, status }, FIXED_NOW);
+  if (live.kind === 'ExternalSecret') return refreshedStatusOf({ ...live, status }, FIXED_NOW);
+  return status;
 }
 
 export const clusterSecretStore = (ready = true): Obj => ({
@@ -153,17 +156,18 @@ const isReadyObj = (o: Obj | undefined) => !!o?.status?.conditions?.some((c: Obj
 
 /**
  * The OpenBao round trip as ESO would complete it: once the PushSecret and the clouds.yaml
- * ExternalSecret are Ready, the materialised Secret holds what the app-credential Secret holds.
+ * ExternalSecret are Ready, the materialised Secret (as the simulator's ESO writes it,
+ * src/sim/operators.ts `esoTargetSecret`) holds what the app-credential Secret holds.
  */
 export function materialisedCloudsYaml(parent: Obj, children: Obj[]): Obj | undefined {
   const cp = parent.metadata.name;
-  const ns = parent.metadata.namespace;
   const secretName = parent.spec?.korc?.adminCredential?.cloudCredentialsRef?.secretName ?? 'k-orc-clouds-yaml';
   const source = children.find((c) => c.kind === 'Secret' && c.metadata.name === `${cp}-admin-app-credential`);
   const push = children.find((c) => c.kind === 'PushSecret' && c.metadata.name === `${cp}-admin-app-credential-backup`);
   const es = children.find((c) => c.kind === 'ExternalSecret' && c.metadata.name === secretName);
   if (!source?.data?.['clouds.yaml'] || !isReadyObj(push) || !isReadyObj(es)) return undefined;
-  return secret(ns, secretName, { 'clouds.yaml': unb64(source.data['clouds.yaml']) });
+  const materialised = esoTargetSecret(es!, { 'clouds.yaml': unb64(source.data['clouds.yaml']) });
+  return { ...materialised, metadata: { ...materialised.metadata, uid: `uid-secret-${materialised.metadata.name}` } };
 }
 
 /** Related objects around the parent: `base`, the admin password, the materialised clouds.yaml. */
