@@ -11,6 +11,7 @@ import { fixtureControlPlane, type Obj } from './support/shared.js';
 import { PHASES, runPhase } from '../src/sim/scenarios.js';
 import { healthyStatusOf } from '../src/sim/operators.js';
 import { ObjectIndex } from '../src/k8s/observed.js';
+import { GVK } from '../src/k8s/kinds.js';
 import { passwordPlan, passwordSerial, passwordSecretName, type PasswordInput } from '../src/controlplane/services/password-rotation.js';
 import { requestKey } from '../src/controlplane/credential/rotation-requests.js';
 import { sourceDigest } from '../src/controlplane/eso-round-trip.js';
@@ -59,7 +60,7 @@ t.test('simulator: a rotation replaces the password in OpenBao, then Keystone, t
   t.equal(user.status.resource.appliedPasswordRef, `${base}-v2`);
   const request = sim.cluster.list((o) => o.kind === 'CredentialRotation')[0]!;
   t.equal(user.metadata.annotations['c5c3.io/rotation-requests'], requestKey(request.metadata.uid, 1), 'the User lists the request');
-  t.equal(get('PushSecret', `${base}-backup`, 'external-secrets.io/v1alpha1')?.spec.selector.secret.name ?? sim.cluster.list((o) => o.kind === 'PushSecret' && o.metadata.name === `${base}-backup`)[0]!.spec.selector.secret.name, `${base}-v2`);
+  t.equal(get('PushSecret', `${base}-backup`, GVK.PushSecret.apiVersion)!.spec.selector.secret.name, `${base}-v2`);
   t.equal(sim.cluster.list((o) => o.kind === 'Placement')[0]!.spec.serviceUser.secretRef.name, `${base}-v2`);
   t.equal(sim.world.openstack.users.get('glance'), glanceBefore, 'Glance untouched');
   t.ok(password(`${name}-glance-service-user`), 'Glance keeps its first Secret');

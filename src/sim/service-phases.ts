@@ -3,9 +3,9 @@
 // Keystone holds the password of the Secret the service CR names, a new one, and the request is
 // complete; on the way Keystone never holds a password OpenBao did not hold first (the backup goes
 // before K-ORC's update), nothing but the superseded password Secret is deleted, nothing is minted.
-import { MANAGED_SERVICES, serviceChildNames } from '../api/child-names.js';
+import { serviceChildNames } from '../api/child-names.js';
 import { serviceRemoteKeys } from '../controlplane/names.js';
-import type { Obj } from './cluster.js';
+import { SERVICES } from '../controlplane/services/index.js';
 import { controlPlaneReady, isTrue, type Phase, type PhaseContext } from './phase.js';
 
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
@@ -13,14 +13,15 @@ const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
 /** The first service the ControlPlane declares, if any. */
 function rotatedService(ctx: PhaseContext): string | undefined {
   const services = ctx.sim.get(ctx.cp)?.spec?.services ?? {};
-  return MANAGED_SERVICES.find((svc) => services[svc] !== undefined);
+  return SERVICES.find((d) => services[d.name] !== undefined)?.name;
 }
 
 const rotationName = (ctx: PhaseContext, svc: string) => `rotate-${ctx.cp.name}-${svc}-password`;
 
 /** The password of the Secret the service CR authenticates with. */
 function crPassword(ctx: PhaseContext, svc: string): string | undefined {
-  const cr = ctx.sim.cluster.list((o: Obj) => o.metadata.namespace === ctx.cp.namespace && o.metadata.name === serviceChildNames(ctx.cp.name, svc).cr && o.kind !== 'Secret')[0];
+  const kind = SERVICES.find((d) => d.name === svc)!.kind;
+  const cr = ctx.sim.cluster.get({ apiVersion: kind.apiVersion, kind: kind.kind, namespace: ctx.cp.namespace, name: serviceChildNames(ctx.cp.name, svc).cr });
   const ref = cr?.spec?.serviceUser?.secretRef;
   const raw = ref ? ctx.sim.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: ctx.cp.namespace, name: ref.name })?.data?.[ref.key ?? 'password'] : undefined;
   return typeof raw === 'string' ? unb64(raw) : undefined;
