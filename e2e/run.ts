@@ -14,7 +14,7 @@ import { ComponentError, Harness, freePort, tail } from './harness.js';
 import type { Obj } from '../src/sim/cluster.js';
 import { StandIns } from './standins.js';
 import { LogView, Recorder } from './recorder.js';
-import { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, scenarios, type Ctx } from './scenarios.js';
+import { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, scenarios, type Ctx } from './scenarios/index.js';
 
 const started = Date.now();
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');

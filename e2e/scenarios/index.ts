@@ -1,0 +1,24 @@
+// The e2e scenarios, one file per subject, listed here in the order the suite runs them: each acts
+// on the real API server (or on the stand-ins' OpenBao / outage switches), waits for a goal, and
+// asserts on the API server's objects, the stand-ins' record of mints and revocations, Keystone's
+// own API where it runs for real, and Metacontroller's and the service's logs.
+import type { Scenario } from './support.js';
+import { managedScenarios } from './managed.js';
+import { upgradeScenarios } from './upgrade.js';
+import { realOpenStackScenarios } from './real-keystone.js';
+import { realServicesScenarios } from './real-services.js';
+import { realScheduledScenarios } from './real-scheduled.js';
+import { fleetScenarios } from './fleet.js';
+
+export { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, type Ctx, type Scenario } from './support.js';
+
+export function scenarios(shared: string): Scenario[] {
+  return [
+    ...managedScenarios(shared), // 1-12, 15: the stand-in world
+    ...upgradeScenarios(), // 13, 14
+    ...realOpenStackScenarios(shared), // 16-20, 22: the real Keystone and K-ORC
+    ...realServicesScenarios(), // 21
+    ...realScheduledScenarios(shared), // 23, 24
+    ...fleetScenarios(shared), // 25
+  ];
+}

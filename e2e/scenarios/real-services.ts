@@ -1,0 +1,153 @@
+// Services beside Keystone against the real Keystone and K-ORC (issue 32): Placement, Glance with
+// one S3 backend and a managed bus (the ControlPlane of hooks/' services run) (stand-in operators for those three and the infrastructure; the
+// service users, role assignments and catalog rows are K-ORC's, in Keystone's database).
+import type { Obj } from '../../src/sim/cluster.js';
+import { GVK } from '../../src/k8s/kinds.js';
+import { SERVICE_PASSWORD_KEY, childNames, serviceChildNames, serviceRemoteKeys } from '../../src/controlplane/names.js';
+import { passwordSecretName } from '../../src/controlplane/services/password-rotation.js';
+import type { Ref } from '../kube.js';
+import { KeystoneApi } from '../keystone.js';
+import { SERVICES as HOOKS_SERVICES } from '../../src/cli/hook-payloads.js';
+import type { Ctx, Scenario } from './support.js';
+import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS } from './support.js';
+import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
+import { rollout } from './upgrade.js';
+
+const SERVICES_SPEC: Obj = HOOKS_SERVICES.spec;
+const SERVICES = [
+  { name: 'placement', type: 'placement', kind: 'Placement' },
+  { name: 'glance', type: 'image', kind: 'Glance' },
+] as const;
+
+interface ServicesInKeystone {
+  users: string[];
+  services: string[];
+  endpoints: string[];
+}
+
+/** The services' users, catalog services and endpoints Keystone holds (ids). */
+async function servicesIn(keystone: KeystoneApi): Promise<ServicesInKeystone> {
+  const names = new Set<string>(SERVICES.map((s) => s.name));
+  const types = new Set<string>(SERVICES.map((s) => s.type));
+  const services = (await keystone.services()).filter((s) => types.has(s.type));
+  const ids = new Set(services.map((s) => s.id as string));
+  return {
+    users: (await keystone.users()).filter((u) => names.has(u.name)).map((u) => u.id as string),
+    services: [...ids],
+    endpoints: (await keystone.endpoints()).filter((e) => ids.has(e.service_id)).map((e) => e.id as string),
+  };
+}
+
+export function realServicesScenarios(): Scenario[] {
+  const ns = REAL_SERVICES_NS;
+  const ref = cpRef(ns, REAL_NAME);
+  const names = childNames(REAL_NAME);
+  const keystoneOf = (ctx: Ctx) => {
+    const url = ctx.keystones.urlOf(ns, names.keystone);
+    const password = ctx.keystones.adminPasswordOf(ns, names.keystone);
+    if (!url || !password) throw new AssertionError(`Keystone ${ns}/${names.keystone} does not serve`);
+    return new KeystoneApi(url, password);
+  };
+  return [
+    {
+      id: 21,
+      title: 'real Keystone and K-ORC: Placement, Glance (one S3 backend) and a managed bus converge; service users, roles and catalog rows in Keystone; release upgrade through UpdatingServices; deletion removes them from Keystone',
+      async run(ctx) {
+        await ensureNamespace(ctx, ns);
+        for (const s of SERVICES) await ctx.bao.put(serviceRemoteKeys(ns, REAL_NAME, s.name).db, { username: s.name, password: secretValue() });
+        await userSecret(ctx, ns, 'glance-s3-credentials', { accessKey: 'e2e', secretKey: secretValue() });
+        await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns }, spec: structuredClone(SERVICES_SPEC) });
+        const cp = await waitReady(ctx, ref, 420_000, (o) => condition(o, 'ServicesReady')?.status === 'True');
+        check(JSON.stringify(cp.status.services?.map((s: Obj) => `${s.name}:${s.ready}:${s.release}`)) === JSON.stringify(['keystone:true:2025.2', 'placement:true:2025.2', 'glance:true:2025.2']), `status.services ${JSON.stringify(cp.status.services)}`);
+        const keystone = keystoneOf(ctx);
+        const users = await keystone.users();
+        const catalog = await keystone.services();
+        const endpoints = await keystone.endpoints();
+        check((await keystone.projects()).some((p) => p.name === 'service'), 'Keystone has no service project');
+        const lines: string[] = [];
+        for (const s of SERVICES) {
+          const n = serviceChildNames(REAL_NAME, s.name);
+          const user = users.find((u) => u.name === s.name);
+          check(!!user, `Keystone has no user ${s.name}`);
+          const roles = await keystone.roleAssignmentsOf(user!.id);
+          check(roles.includes('service@service'), `${s.name}'s role assignments in Keystone: ${roles.join(', ')}`);
+          const pw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: n.password }))?.data?.[SERVICE_PASSWORD_KEY];
+          check(!!pw && (await keystone.acceptsPassword(s.name, unb64(pw), 'service')), `Keystone does not accept ${s.name}'s password from Secret ${n.password}`);
+          const svcObj = await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: n.service });
+          const row = catalog.find((c) => c.id === svcObj?.status?.id);
+          check(row?.type === s.type && row?.name === s.name, `Keystone's catalog service ${svcObj?.status?.id}: ${JSON.stringify(row)}`);
+          const want: string[] = [];
+          for (const e of [n.publicEndpoint, n.internalEndpoint]) {
+            const obj = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: e });
+            want.push(`${obj?.spec?.resource?.interface} ${obj?.spec?.resource?.url}`);
+          }
+          const got = endpoints.filter((e) => e.service_id === row!.id).map((e) => `${e.interface} ${e.url}`).sort();
+          check(JSON.stringify(got) === JSON.stringify(want.sort()), `${s.type} endpoints in Keystone: ${got.join(', ')}; expected ${want.join(', ')}`);
+          lines.push(`user ${s.name} (service@service, password accepted), ${s.type} ${got.join(' + ')}`);
+        }
+        console.log(`    Keystone: ${lines.join('; ')}`);
+
+        // A service user's password rotated (CredentialRotation target serviceUserPassword): OpenBao
+        // and Keystone hold the new one, Keystone refuses the old one, only the old Secret is deleted.
+        {
+          const n = serviceChildNames(REAL_NAME, 'placement');
+          const next = passwordSecretName(n.password, 2);
+          const passwordOf = async (name: string) => {
+            const raw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name }))?.data?.[SERVICE_PASSWORD_KEY];
+            return raw === undefined ? undefined : unb64(raw);
+          };
+          const old = (await passwordOf(n.password))!;
+          const startMints = mints(ctx);
+          const mark = Date.now();
+          const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: ns, name: 'rotate-placement-password' };
+          await ctx.kube.create({ apiVersion: crRef.apiVersion, kind: crRef.kind, metadata: { name: crRef.name, namespace: ns }, spec: { target: 'serviceUserPassword', targetServiceUser: n.user, reMint: true } });
+          await waitUntil('CredentialRotation RotationComplete=True', async () => condition(await ctx.kube.get(crRef), 'RotationComplete')?.status === 'True', 180_000, ctx);
+          await waitReady(ctx, ref, 180_000, (o) => condition(o, 'PlacementReady')?.status === 'True');
+          await waitUntil(`Secret ${n.password} released`, async () => !(await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: n.password })), 120_000, ctx);
+          const fresh = await passwordOf(next);
+          check(fresh !== undefined && fresh !== old, `no new password in Secret ${next}`);
+          const placement = await ctx.kube.get({ apiVersion: GVK.Placement.apiVersion, kind: 'Placement', namespace: ns, name: n.cr });
+          check(placement?.spec?.serviceUser?.secretRef?.name === next, `Placement authenticates with ${placement?.spec?.serviceUser?.secretRef?.name}`);
+          check(await keystone.acceptsPassword('placement', fresh!, 'service'), 'Keystone does not accept the new placement password');
+          check(!(await keystone.acceptsPassword('placement', old, 'service')), 'Keystone still accepts the old placement password');
+          const backup = await ctx.bao.get(serviceRemoteKeys(ns, REAL_NAME, 'placement').password);
+          check(backup?.[SERVICE_PASSWORD_KEY] === fresh, 'OpenBao does not hold the new placement password');
+          check(mints(ctx) === startMints, 'a mint during the password rotation');
+          const gone = [...new Set(ctx.rec.since(mark, (e) => e.namespace === ns && e.terminating).map((e) => `${e.kind}/${e.name}`))];
+          check(JSON.stringify(gone) === JSON.stringify([`Secret/${n.password}`]), `deleted during the password rotation: ${gone.join(', ')}`);
+          console.log(`    password rotation: Secret ${next} in OpenBao and Keystone (accepted), the old password refused, Secret ${n.password} released, nothing else deleted, ${Math.round((Date.now() - mark) / 1000)} s`);
+        }
+
+        // Day 2: the release moves Keystone first, then the services.
+        const startMints = mints(ctx);
+        const mark = Date.now();
+        const { phases } = await rollout(ctx, ref, '2026.1', (o) => o.status?.updatePhase === 'Idle' && o.status?.lastUpdate?.result === 'Complete' && condition(o, 'Ready')?.status === 'True', 420_000);
+        console.log(`    phases: ${phases.join(' → ')}`);
+        for (const p of ['UpdatingKeystone', 'UpdatingServices', 'Complete']) check(phases.includes(p), `never ${p}: ${phases.join(' → ')}`);
+        check(phases.indexOf('UpdatingKeystone') < phases.indexOf('UpdatingServices'), `services before Keystone: ${phases.join(' → ')}`);
+        for (const s of SERVICES) {
+          const o = await ctx.kube.get({ apiVersion: GVK[s.kind].apiVersion, kind: s.kind, namespace: ns, name: serviceChildNames(REAL_NAME, s.name).cr });
+          check(o?.spec?.image?.tag === '2026.1' && o?.spec?.openStackRelease === '2026.1', `${s.kind} at ${o?.spec?.image?.tag}/${o?.spec?.openStackRelease}`);
+        }
+        check(mints(ctx) === startMints, 'a mint during the upgrade');
+        const gone = ctx.rec.since(mark, (e) => e.namespace === ns && e.terminating && e.kind !== 'ControlPlane');
+        check(gone.length === 0, `deleted during the upgrade: ${[...new Set(gone.map((e) => `${e.kind}/${e.name}`))].join(', ')}`);
+        const after = await servicesIn(keystone);
+        check(after.users.length === 2 && after.services.length === 2 && after.endpoints.length === 4, `in Keystone after the upgrade: ${JSON.stringify(after)}`);
+
+        // Deletion: the services' users, catalog rows and endpoints leave Keystone before its CR goes.
+        const uid = cp.metadata.uid as string;
+        await ctx.kube.delete(ref);
+        const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
+        const answer = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => ({ ...(await servicesIn(keystone)), projects: (await keystone.projects()).map((p) => p.name as string) }),
+          async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0, 420_000);
+        const last: ServicesInKeystone | undefined = answer;
+        const projects = answer?.projects ?? [];
+        check(!!last, 'Keystone never answered during the teardown');
+        check(last!.users.length + last!.services.length + last!.endpoints.length === 0, `still in Keystone when its CR went: ${JSON.stringify(last)}`);
+        console.log(`    Keystone's last answer before its CR went: no service user, catalog service or endpoint of Placement or Glance; the service project ${projects.includes('service') ? 'kept (detached)' : 'gone'}`);
+      },
+    },
+  ];
+}
+
