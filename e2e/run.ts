@@ -13,6 +13,7 @@ import { CLUSTER_SECRET_STORE } from '../src/controlplane/names.js';
 import { ComponentError, Harness, freePort, tail } from './harness.js';
 import type { Obj } from '../src/sim/cluster.js';
 import { StandIns } from './standins.js';
+import { SERVICES, SERVICE_NAMES } from '../src/controlplane/services/index.js';
 import { LogView, Recorder } from './recorder.js';
 import { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, scenarios, type Ctx } from './scenarios/index.js';
 
@@ -144,10 +145,10 @@ try {
   await h.startKorc(REAL_OPENSTACK_NAMESPACES, await keystones.startProxy());
   console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}, Keystone ${keystoneVersion} per Keystone CR) after ${elapsed()}`);
   // Stand-ins for the operators that do not run for real: MariaDB, Memcached, RabbitMQ, the
-  // Placement and Glance operators, the Keystone operator and K-ORC outside REAL_OPENSTACK_NAMESPACES.
+  // service operators (one per SERVICES entry), the Keystone operator and K-ORC outside REAL_OPENSTACK_NAMESPACES.
   const inReal = (o: Obj) => REAL_OPENSTACK_NAMESPACES.includes(o.metadata?.namespace);
   const real = (o: Obj) => inReal(o) && String(o.apiVersion).startsWith('openstack.k-orc.cloud/');
-  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'keystone', 'k-orc', 'rabbitmq', 'placement', 'glance']), {
+  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'keystone', 'k-orc', 'rabbitmq', ...SERVICE_NAMES]), {
     skip: real,
     // The Keystone operator in REAL_OPENSTACK_NAMESPACES: a real Keystone per CR, its status from it.
     // The stand-in service operators there see the service users the real Keystone accepts.
@@ -155,7 +156,7 @@ try {
       const inNs = listed.filter(inReal);
       const secrets = inNs.filter((o) => o.kind === 'Secret');
       await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), secrets);
-      const users = await keystones!.serviceUsers(inNs.filter((o) => o.kind === 'Placement' || o.kind === 'Glance'), secrets);
+      const users = await keystones!.serviceUsers(inNs.filter((o) => SERVICES.some((d) => d.kind.kind === o.kind)), secrets);
       for (const [name, password] of users) world.openstack.users.set(name, password);
     },
   });

@@ -2,6 +2,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlPlaneCRD, credentialRotationCRD, renderCRDs, secretAggregateCRD } from '../src/crd/generate.js';
+import { renderControllers } from '../src/crd/controllers.js';
 import { admission } from './support/crd.js';
 import { fixtureControlPlane, REPO_ROOT, type Obj } from './support/shared.js';
 
@@ -18,6 +19,10 @@ t.test('committed CRDs equal the generator output (run `npm run gen` after a sch
   for (const [path, content] of files) {
     t.equal(readFileSync(join(REPO_ROOT, path), 'utf8'), content, `${path} is up to date`);
   }
+});
+
+t.test('the committed ControlPlane CompositeController equals the generator output (run `npm run gen`)', async (t) => {
+  for (const [path, content] of renderControllers()) t.equal(readFileSync(join(REPO_ROOT, path), 'utf8'), content, `${path} is up to date`);
 });
 
 t.test('generated CRDs: status subresource, printer columns, names', async (t) => {

@@ -8,16 +8,15 @@ import { passwordSecretName } from '../../src/controlplane/services/password-rot
 import type { Ref } from '../kube.js';
 import { KeystoneApi } from '../keystone.js';
 import { SERVICES as HOOKS_SERVICES } from '../../src/cli/hook-payloads.js';
+import { SERVICES as ALL_SERVICES, serviceNamed } from '../../src/controlplane/services/index.js';
 import type { Ctx, Scenario } from './support.js';
 import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
 import { rollout } from './upgrade.js';
 
 const SERVICES_SPEC: Obj = HOOKS_SERVICES.spec;
-const SERVICES = [
-  { name: 'placement', type: 'placement', kind: 'Placement' },
-  { name: 'glance', type: 'image', kind: 'Glance' },
-] as const;
+/** The services that ControlPlane declares, as their descriptors describe them. */
+const SERVICES = ALL_SERVICES.filter((d) => SERVICES_SPEC.services[d.name] !== undefined).map((d) => ({ name: d.name, type: d.serviceType, kind: d.kind }));
 
 interface ServicesInKeystone {
   users: string[];
@@ -106,7 +105,7 @@ export function realServicesScenarios(): Scenario[] {
           await waitUntil(`Secret ${n.password} released`, async () => !(await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: n.password })), 120_000, ctx);
           const fresh = await passwordOf(next);
           check(fresh !== undefined && fresh !== old, `no new password in Secret ${next}`);
-          const placement = await ctx.kube.get({ apiVersion: GVK.Placement.apiVersion, kind: 'Placement', namespace: ns, name: n.cr });
+          const placement = await ctx.kube.get({ apiVersion: serviceNamed('placement')!.kind.apiVersion, kind: 'Placement', namespace: ns, name: n.cr });
           check(placement?.spec?.serviceUser?.secretRef?.name === next, `Placement authenticates with ${placement?.spec?.serviceUser?.secretRef?.name}`);
           check(await keystone.acceptsPassword('placement', fresh!, 'service'), 'Keystone does not accept the new placement password');
           check(!(await keystone.acceptsPassword('placement', old, 'service')), 'Keystone still accepts the old placement password');
@@ -126,8 +125,8 @@ export function realServicesScenarios(): Scenario[] {
         for (const p of ['UpdatingKeystone', 'UpdatingServices', 'Complete']) check(phases.includes(p), `never ${p}: ${phases.join(' → ')}`);
         check(phases.indexOf('UpdatingKeystone') < phases.indexOf('UpdatingServices'), `services before Keystone: ${phases.join(' → ')}`);
         for (const s of SERVICES) {
-          const o = await ctx.kube.get({ apiVersion: GVK[s.kind].apiVersion, kind: s.kind, namespace: ns, name: serviceChildNames(REAL_NAME, s.name).cr });
-          check(o?.spec?.image?.tag === '2026.1' && o?.spec?.openStackRelease === '2026.1', `${s.kind} at ${o?.spec?.image?.tag}/${o?.spec?.openStackRelease}`);
+          const o = await ctx.kube.get({ apiVersion: s.kind.apiVersion, kind: s.kind.kind, namespace: ns, name: serviceChildNames(REAL_NAME, s.name).cr });
+          check(o?.spec?.image?.tag === '2026.1' && o?.spec?.openStackRelease === '2026.1', `${s.kind.kind} at ${o?.spec?.image?.tag}/${o?.spec?.openStackRelease}`);
         }
         check(mints(ctx) === startMints, 'a mint during the upgrade');
         const gone = ctx.rec.since(mark, (e) => e.namespace === ns && e.terminating && e.kind !== 'ControlPlane');

@@ -23,21 +23,21 @@ export function childNames(cp: string) {
   };
 }
 
-/** The services beside Keystone a ControlPlane can declare (declared = managed), in projection order. */
-export const MANAGED_SERVICES = ['placement', 'glance'] as const;
-export type ManagedServiceName = (typeof MANAGED_SERVICES)[number];
-
 /** The shared message bus of a ControlPlane with managed messaging (RabbitmqCluster). */
 export const rabbitmqName = (cp: string) => `${cp}-rabbitmq`;
 
 /**
- * Names of the children of one service beside Keystone (`svc`: placement, glance; docs/architecture.md
- * §7.5): its CR, DB credential, service-user password and its backup, K-ORC account and catalog.
+ * Names of the children of one service beside Keystone (`svc`: its name under spec.services;
+ * docs/architecture.md §7.5): its CR, DB credentials, service-user password and its backup, K-ORC
+ * account and catalog.
  */
 export function serviceChildNames(cp: string, svc: string) {
   return {
     cr: `${cp}-${svc}`,
+    /** The DB credential of its main database. */
     dbCredentials: `${cp}-${svc}-db-credentials`,
+    /** The DB credential of one of its databases: `infix` '' is the main one (services/descriptor.ts DatabaseBlock). */
+    dbCredentialsOf: (infix: string) => (infix === '' ? `${cp}-${svc}-db-credentials` : `${cp}-${svc}-${infix}-db-credentials`),
     password: `${cp}-${svc}-service-user`,
     passwordBackup: `${cp}-${svc}-service-user-backup`,
     user: `${cp}-user-${svc}`,

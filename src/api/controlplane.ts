@@ -6,7 +6,8 @@
 // - its defaults become schema defaults (a property with a default is not `required`: the API
 //   server fills it before validation);
 // - its validation rules become CEL `x-kubernetes-validations`, transition rules included.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TOptional } from '@sinclair/typebox';
+import { SERVICES, type Service } from '../controlplane/services/index.js';
 import {
   cel,
   Condition,
@@ -17,10 +18,10 @@ import {
   CustomResource,
   SecretRef,
   StringEnum,
-  StringMap,
   type KubeOptions,
 } from './kube.js';
-import { kindNames } from './group.js';
+import { CONTROLPLANE } from './group.js';
+import { Gateway, PolicySpec } from './service-fields.js';
 import { ownedNameRule } from './owned-names.js';
 
 /** The reference webhook's defaults, named once: the schema, the docs and the tests use them. */
@@ -66,30 +67,6 @@ export const ROTATION_INTERVAL_RULE =
   `self.matches('${ROTATION_INTERVAL_PATTERN}') && duration(self) > duration('0s')` +
   ` && duration(self).getSeconds() % 86400 == 0`;
 
-const policyRules = cel(
-  { rule: '!has(self.rules) || self.rules.all(k, size(k) > 0)', message: 'policy rule name must not be empty' },
-  {
-    rule: '!has(self.rules) || self.rules.all(k, size(self.rules[k]) > 0)',
-    message: 'policy rule value must not be empty',
-  },
-);
-
-export const PolicySpec = (description: string) =>
-  Type.Object(
-    {
-      configMapRef: Type.Optional(
-        LocalObjectReference('ConfigMap holding a "policy.yaml" key with oslo.policy rule overrides.'),
-      ),
-      rules: Type.Optional(
-        StringMap({
-          description:
-            'Inline oslo.policy rules: rule name (e.g. "identity:list_users") to rule definition. ' +
-            'Inline rules take precedence over ConfigMap rules.',
-        }),
-      ),
-    },
-    { description, ...policyRules },
-  );
 
 const DatabaseTLS = Type.Object(
   {
@@ -176,22 +153,6 @@ const Cache = Type.Object(
   } as KubeOptions,
 );
 
-const Gateway = Type.Object(
-  {
-    annotations: Type.Optional(StringMap({ description: 'Annotations copied onto the generated HTTPRoute.' })),
-    hostname: Type.String({ minLength: 1, description: 'Externally reachable host the HTTPRoute matches.' }),
-    parentRef: Type.Object(
-      {
-        name: Type.String({ minLength: 1, description: 'Gateway name.' }),
-        namespace: Type.Optional(Type.String({ description: "Gateway namespace (default: the CR's namespace)." })),
-        sectionName: Type.Optional(Type.String({ description: 'Listener of the Gateway to attach to.' })),
-      },
-      { description: 'The pre-existing Gateway the HTTPRoute attaches to.' },
-    ),
-    path: Type.Optional(Type.String({ description: 'Path prefix matched by the HTTPRoute (default "/").' })),
-  },
-  { description: 'Expose Keystone through a Gateway API HTTPRoute; unset means in-cluster only.' },
-);
 
 const Keystone = Type.Object(
   {
@@ -226,87 +187,12 @@ const Keystone = Type.Object(
   { description: 'Keystone, projected into the {name}-keystone Keystone CR.' },
 );
 
-export { MANAGED_SERVICES, type ManagedServiceName } from './child-names.js';
+/** spec.services.<svc> of every service beside Keystone (src/controlplane/services/), in name order. */
+const SERVICE_SCHEMAS = Object.fromEntries(
+  [...SERVICES].sort((a, b) => (a.name < b.name ? -1 : 1)).map((d) => [d.name, Type.Optional(d.schema)]),
+) as { [D in Service as D['name']]: TOptional<D['schema']> };
 
-/** Free-form INI sections (section → option → value), as the service CRDs take them. */
-const IniConfig = (description: string) =>
-  Type.Unsafe<Record<string, Record<string, string>>>({
-    type: 'object',
-    description,
-    additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
-  });
 
-/** What every declared service beside Keystone takes (services.<svc>). */
-const serviceFields = (title: string, svc: string) => ({
-  extraConfig: Type.Optional(IniConfig(`Free-form INI sections for the ${title} service (section → option → value).`)),
-  gateway: Type.Optional(Gateway),
-  image: Type.Optional(
-    Type.Object(
-      { repository: Type.String({ minLength: 1 }), tag: Type.String({ minLength: 1 }) },
-      { description: `Overrides the ${title} image; unset means ghcr.io/c5c3/${svc}:<openStackRelease>.` },
-    ),
-  ),
-  policyOverrides: Type.Optional(PolicySpec(`${title} oslo.policy overrides; they win over spec.global.`)),
-  publicEndpoint: Type.Optional(
-    Type.String({
-      minLength: 1,
-      description: `Externally routable ${title} URL for the public catalog Endpoint. Unset: https://{gateway.hostname}, else the in-cluster URL.`,
-    }),
-  ),
-  replicas: Type.Optional(Int32({ minimum: 1, description: `${title} API replicas; unset means the ${title} operator's default.` })),
-});
-
-const Placement = Type.Object(serviceFields('Placement', 'placement'), {
-  description: 'Placement, projected into the {name}-placement Placement CR. Declared means managed.',
-});
-
-/** One Glance image store (as the reference's services.glance.backends[]): a GlanceBackend child each. */
-const GlanceBackend = Type.Object(
-  {
-    isDefault: Type.Optional(Type.Boolean({ description: 'The Glance default store: exactly one backend is.' })),
-    name: Type.String({
-      minLength: 1,
-      maxLength: 40,
-      pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-      description: 'Keys the list; the GlanceBackend child is {name}-glance-{this}.',
-    }),
-    s3: Type.Optional(
-      Type.Object(
-        {
-          bucket: Type.String({ minLength: 1, description: 'The S3 bucket images are stored in.' }),
-          bucketURLFormat: Type.Optional(StringEnum(['path', 'virtual'] as const, { description: 'path or virtual-host addressing.' })),
-          credentialsSecretRef: Type.Object(
-            { name: Type.String({ minLength: 1, description: 'Name of the Secret.' }) },
-            { description: 'Secret holding the S3 credentials (the GlanceBackend fixed keys).' },
-          ),
-          endpoint: Type.String({ minLength: 1, description: 'The S3 endpoint URL (projected onto the child spec.s3.host).' }),
-          region: Type.Optional(Type.String({ description: 'The S3 region of the bucket.' })),
-        },
-        { description: 'The S3-compatible object store; set exactly when type is S3.' },
-      ),
-    ),
-    type: StringEnum(['S3'] as const, { description: 'The image-store driver (S3 only).' }),
-  },
-  {
-    description: 'One image store.',
-    ...cel({ rule: "(self.type == 'S3') == has(self.s3)", message: 'the s3 block must be set exactly when type is S3' }),
-  } as KubeOptions,
-);
-
-const Glance = Type.Object(
-  {
-    backends: Type.Array(GlanceBackend, {
-      minItems: 1,
-      maxItems: 16,
-      description: 'The image stores, one GlanceBackend child each; exactly one is the default.',
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['name'],
-      ...cel({ rule: 'self.filter(b, has(b.isDefault) && b.isDefault).size() == 1', message: 'exactly one backend must be isDefault: true' }),
-    } as KubeOptions),
-    ...serviceFields('Glance', 'glance'),
-  },
-  { description: 'Glance, projected into the {name}-glance Glance CR and its GlanceBackends. Declared means managed.' },
-);
 
 /** The shared message bus: a managed RabbitmqCluster, or a user's Secret with `transport_url`. */
 export const MESSAGING_TRANSPORT_URL_KEY = 'transport_url';
@@ -456,7 +342,7 @@ export const ControlPlaneSpec = Type.Object(
       }),
     ),
     services: Type.Object(
-      { glance: Type.Optional(Glance), keystone: Keystone, placement: Type.Optional(Placement) },
+      { keystone: Keystone, ...SERVICE_SCHEMAS },
       { description: 'Per-service configuration projected into the service CRs.' },
     ),
   },
@@ -595,7 +481,7 @@ export const ControlPlane = CustomResource(
   }),
 );
 
-export const CONTROLPLANE = kindNames('ControlPlane', 'controlplanes');
+export { CONTROLPLANE };
 
 export type ControlPlaneSpec = Static<typeof ControlPlaneSpec>;
 export type ControlPlaneStatus = Static<typeof ControlPlaneStatus>;

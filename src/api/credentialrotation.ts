@@ -2,7 +2,7 @@
 // validation of the objects the CredentialRotation hooks receive.
 import { Type, type Static } from '@sinclair/typebox';
 import { cel, Conditions, CustomResource, Int32, Int64, StringEnum } from './kube.js';
-import { kindNames } from './group.js';
+import { CREDENTIALROTATION } from './group.js';
 
 export const ROTATION_TARGETS = ['adminApplicationCredential', 'serviceUserPassword'] as const;
 
@@ -73,7 +73,7 @@ export const CredentialRotation = CustomResource(
   'A rotation request (one-shot reMint) or schedule (intervalDays) for a control-plane credential.',
 );
 
-export const CREDENTIALROTATION = kindNames('CredentialRotation', 'credentialrotations');
+export { CREDENTIALROTATION };
 
 export type CredentialRotationSpec = Static<typeof CredentialRotationSpec>;
 export type CredentialRotationStatus = Static<typeof CredentialRotationStatus>;

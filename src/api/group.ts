@@ -14,3 +14,8 @@ export function kindNames<K extends string, P extends string>(kind: K, plural: P
     listKind: `${kind}List` as const,
   };
 }
+
+/** The c5c3.io kinds this service serves, named once (the API files re-export them). */
+export const CONTROLPLANE = kindNames('ControlPlane', 'controlplanes');
+export const CREDENTIALROTATION = kindNames('CredentialRotation', 'credentialrotations');
+export const SECRETAGGREGATE = kindNames('SecretAggregate', 'secretaggregates');

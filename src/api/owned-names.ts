@@ -3,7 +3,8 @@
 // be one of them, or two stages would desire the same child (the duplicate-child guard answers
 // 500) or ESO would write a Secret the hooks own. The CRD refuses it at admission (a root CEL
 // rule built from the same list) and the KORC stage reports it as InvalidSpec.
-import { MANAGED_SERVICES, childNames, serviceChildNames } from './child-names.js';
+import { childNames, serviceChildNames } from './child-names.js';
+import { SERVICES } from '../controlplane/services/index.js';
 
 /**
  * The suffixes appended to the ControlPlane name, e.g. `-keystone-db-credentials`: the Keystone
@@ -12,9 +13,9 @@ import { MANAGED_SERVICES, childNames, serviceChildNames } from './child-names.j
  */
 export const OWNED_NAME_SUFFIXES: readonly string[] = [
   ...Object.values(childNames('')),
-  ...MANAGED_SERVICES.flatMap((svc) => {
-    const n = serviceChildNames('', svc);
-    return [n.dbCredentials, n.password];
+  ...SERVICES.flatMap((d) => {
+    const n = serviceChildNames('', d.name);
+    return [...d.databases.map((db) => n.dbCredentialsOf(db.infix)), n.password];
   }),
 ];
 
@@ -22,7 +23,7 @@ export const OWNED_NAME_SUFFIXES: readonly string[] = [
  * The prefixes of name families appended to the ControlPlane name: a service user's rotated
  * password Secrets `-<svc>-service-user-v2`, `-v3`, … (services/password-rotation.ts).
  */
-export const OWNED_NAME_PREFIXES: readonly string[] = MANAGED_SERVICES.map((svc) => `${serviceChildNames('', svc).password}-v`);
+export const OWNED_NAME_PREFIXES: readonly string[] = SERVICES.map((d) => `${serviceChildNames('', d.name).password}-v`);
 
 /** A problem message when `name` is a child name of ControlPlane `cp`, else undefined. */
 export function ownedNameProblem(cp: string, name: string): string | undefined {

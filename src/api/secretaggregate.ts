@@ -8,7 +8,7 @@
 // required by the schema; the sync hook reports a missing one as `InvalidSpec`.
 import { Type, type Static } from '@sinclair/typebox';
 import { cel, Conditions, CustomResource, Int64, LocalObjectReference, type KubeOptions } from './kube.js';
-import { kindNames } from './group.js';
+import { SECRETAGGREGATE } from './group.js';
 
 /** DNS-1123 subdomain, the name of a Secret. */
 export const SECRET_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
@@ -94,6 +94,6 @@ export const SecretAggregate = CustomResource(
   'SecretAggregate merges several Secrets of its namespace into one owned Secret.',
 );
 
-export const SECRETAGGREGATE = kindNames('SecretAggregate', 'secretaggregates');
+export { SECRETAGGREGATE };
 
 export type SecretAggregateSpec = Static<typeof SecretAggregateSpec>;

@@ -1,15 +1,18 @@
-// `npm run gen`: regenerates every generated file of the repository (CRDs, hooks/ payloads) and
+// `npm run gen`: regenerates every generated file of the repository (CRDs, the ControlPlane's
+// CompositeController, hooks/ payloads) and
 // lists the files it changed.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderCRDs } from '../crd/generate.js';
+import { renderControllers } from '../crd/controllers.js';
 import { renderHookPayloads } from './hook-payloads.js';
 import { packageRoot } from '../package-root.js';
 
 const USAGE = `usage: npm run gen -- [--check] [--root DIR]
 
-Regenerates the generated files: manifests/crds/ from the TypeBox schemas in src/api/, and
+Regenerates the generated files: manifests/crds/ from the TypeBox schemas in src/api/, the
+ControlPlane's CompositeController in metacontroller/ from the kinds it owns, and
 hooks/ from simulated lifecycles (files of a situation that no longer occurs are removed).
 Lists the files it wrote or removed; unchanged files are not touched.
 
@@ -41,7 +44,7 @@ const check = args.check === true;
 /** hooks/ files captured from the real Metacontroller by `npm run e2e`, not generated. */
 const CAPTURED_FROM_METACONTROLLER = /^metacontroller-/;
 
-const wanted = new Map<string, string>(renderCRDs());
+const wanted = new Map<string, string>([...renderCRDs(), ...renderControllers()]);
 const payloads = await renderHookPayloads();
 for (const [path, content] of payloads) wanted.set(path, content);
 

@@ -10,12 +10,13 @@ import type { Obj } from '../sim/cluster.js';
 import { seededRandom } from '../random.js';
 import { Sanitizer } from '../capture/sanitize.js';
 import type { CapturedCall } from '../capture/capture.js';
+import { SUB_CONDITIONS } from '../controlplane/conditions.js';
 
 /** The placeholder key of hooks/ (public: the values it hides are simulated ones). */
 export const HOOKS_KEY = 'c5c3-hooks/hooks';
 export const HOOKS_SEED = 'hooks';
 
-const CONDITION_ORDER = ['InfrastructureReady', 'DBCredentialsReady', 'AdminPasswordReady', 'KeystoneReady', 'KORCReady', 'AdminCredentialReady', 'CatalogReady', 'PlacementReady', 'GlanceReady'];
+const CONDITION_ORDER: readonly string[] = SUB_CONDITIONS;
 const kebab = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/([A-Z])([A-Z][a-z])/g, '$1-$2').toLowerCase();
 const conditions = (status: Obj | undefined): Obj[] => status?.conditions ?? [];
 

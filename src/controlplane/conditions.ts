@@ -1,9 +1,14 @@
 // Condition types, reasons and requeue intervals of the ControlPlane, exactly as the upstream contract names
 // them (docs/architecture.md §7), defined once. The types below derive from the constants,
 // so a stage can only name a condition type or reason that is defined here.
+// The services' condition types and reasons are derived from their titles (services/index.ts).
 import type { ConditionDecision } from '../k8s/conditions.js';
+import { SERVICES, type PartKindName } from './services/index.js';
 
-export const CONDITION = {
+type Service = (typeof SERVICES)[number];
+
+/** The seven conditions of the Keystone chain, in the seed's stage order. */
+const CHAIN_CONDITION = {
   Infrastructure: 'InfrastructureReady',
   DBCredentials: 'DBCredentialsReady',
   AdminPassword: 'AdminPasswordReady',
@@ -11,8 +16,14 @@ export const CONDITION = {
   KORC: 'KORCReady',
   AdminCredential: 'AdminCredentialReady',
   Catalog: 'CatalogReady',
-  Placement: 'PlacementReady',
-  Glance: 'GlanceReady',
+} as const;
+
+/** Each service's condition, keyed by its title: `Placement: 'PlacementReady'`. */
+const SERVICE_CONDITION = Object.fromEntries(SERVICES.map((d) => [d.title, d.conditionType])) as { [D in Service as D['title']]: D['conditionType'] };
+
+export const CONDITION = {
+  ...CHAIN_CONDITION,
+  ...SERVICE_CONDITION,
   /** Aggregate over the declared services (seed 002), computed with Ready in status.ts. */
   Services: 'ServicesReady',
   Ready: 'Ready',
@@ -26,22 +37,18 @@ export type ConditionType = (typeof CONDITION)[keyof typeof CONDITION];
  * the Keystone chain, then one per service beside Keystone (True/`<Svc>NotManaged` when not
  * declared, so the set is the same in every mode, docs/architecture.md §2.13).
  */
-export const SUB_CONDITIONS = [
-  CONDITION.Infrastructure,
-  CONDITION.DBCredentials,
-  CONDITION.AdminPassword,
-  CONDITION.Keystone,
-  CONDITION.KORC,
-  CONDITION.AdminCredential,
-  CONDITION.Catalog,
-  CONDITION.Placement,
-  CONDITION.Glance,
-] as const;
-
 /** A condition a stage owns: one of the sub-conditions. */
-export type SubConditionType = (typeof SUB_CONDITIONS)[number];
+export type SubConditionType = (typeof CHAIN_CONDITION)[keyof typeof CHAIN_CONDITION] | Service['conditionType'];
 
-export const REASON = {
+export const SUB_CONDITIONS: readonly SubConditionType[] = [...Object.values(CHAIN_CONDITION), ...SERVICES.map((d) => d.conditionType)];
+
+/** Each service's own reasons (`PlacementNotManaged`, `WaitingForPlacement`, `PlacementReady`, `PlacementError`) and its parts' (`GlanceBackendError`). */
+type ServiceReason = Service['reasons'][keyof Service['reasons']] | `${PartKindName}Error`;
+const SERVICE_REASON = Object.fromEntries(
+  SERVICES.flatMap((d) => [...Object.values(d.reasons), ...d.partKinds.map((k) => `${k.kind}Error`)]).map((r) => [r, r]),
+) as { [R in ServiceReason]: R };
+
+const CHAIN_REASON = {
   // Ready aggregate and duplicate guard
   AllReady: 'AllReady',
   NotAllReady: 'NotAllReady',
@@ -100,20 +107,13 @@ export const REASON = {
   CatalogFailed: 'CatalogFailed',
   WaitingForCatalog: 'WaitingForCatalog',
   CatalogRegistered: 'CatalogRegistered',
+  // A refused child of a kind no stage names an error for (unapplied.ts; a bug if ever seen)
+  ChildNotApplied: 'ChildNotApplied',
   // Messaging (part of InfrastructureReady when declared)
   WaitingForMessaging: 'WaitingForMessaging',
   MessagingError: 'MessagingError',
-  // Services beside Keystone (docs/architecture.md §2.13): each service's own reasons ...
-  PlacementNotManaged: 'PlacementNotManaged',
-  WaitingForPlacement: 'WaitingForPlacement',
-  PlacementReady: 'PlacementReady',
-  PlacementError: 'PlacementError',
-  GlanceNotManaged: 'GlanceNotManaged',
-  WaitingForGlance: 'WaitingForGlance',
-  GlanceReady: 'GlanceReady',
-  GlanceError: 'GlanceError',
-  GlanceBackendError: 'GlanceBackendError',
-  // ... and the gates every service shares (WaitingForKeystone above)
+  // Services beside Keystone (docs/architecture.md §2.13): the gates every service shares
+  // (WaitingForKeystone above); each service's own reasons are SERVICE_REASON's
   WaitingForServiceDBCredentials: 'WaitingForServiceDBCredentials',
   WaitingForServiceAccount: 'WaitingForServiceAccount',
   ServiceAccountFailed: 'ServiceAccountFailed',
@@ -144,6 +144,8 @@ export const REASON = {
   KeystoneUpdateFailed: 'KeystoneUpdateFailed',
   VerificationFailed: 'VerificationFailed',
 } as const;
+
+export const REASON = { ...CHAIN_REASON, ...SERVICE_REASON } as const;
 
 /** A ControlPlane condition reason: one of REASON's values. */
 export type Reason = (typeof REASON)[keyof typeof REASON];

@@ -18,7 +18,7 @@ import { carriedRollout } from './rollout/rollout.js';
 import { credentialStatus } from './credential/credential-status.js';
 import { controlPlaneRef, type ControlPlaneRef } from './ref.js';
 import type { HookEvent } from '../events.js';
-import { SERVICES } from './services/index.js';
+import { SERVICE_KINDS } from './services/index.js';
 
 /**
  * Deletion order: the catalog entries and the services' role assignments first (their deletion
@@ -36,7 +36,7 @@ export const TEARDOWN_GROUPS: readonly (readonly KindInfo[])[] = [
 ];
 
 /** The service CRs, removed after every K-ORC object and before Keystone and infrastructure (docs/architecture.md §4.1). */
-export const SERVICE_CR_KINDS: readonly KindInfo[] = [...new Set(SERVICES.flatMap((d) => (d.partKind ? [d.partKind, d.kind] : [d.kind])))];
+export const SERVICE_CR_KINDS: readonly KindInfo[] = SERVICE_KINDS;
 
 const sameKind = (k: KindInfo, obj: KubeObject) => k.apiVersion === obj.apiVersion && k.kind === obj.kind;
 const isOrcKind = (obj: KubeObject) => TEARDOWN_GROUPS.some((g) => g.some((k) => sameKind(k, obj)));

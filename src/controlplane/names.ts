@@ -76,6 +76,8 @@ export const SERVICE_PASSWORD_KEY = 'password';
 export function serviceRemoteKeys(ns: string, cp: string, svc: string) {
   return {
     db: `openstack/${svc}/${ns}/${cp}/db`,
+    /** The DB credential of one of its databases: `infix` '' is the main one. */
+    dbOf: (infix: string) => (infix === '' ? `openstack/${svc}/${ns}/${cp}/db` : `openstack/${svc}/${ns}/${cp}/${infix}-db`),
     password: `openstack/${svc}/${ns}/${cp}/service-user`,
   };
 }

@@ -16,7 +16,8 @@ import { korcStage } from './stages/korc.js';
 import { adminCredentialStage } from './stages/admin-credential.js';
 import { catalogStage } from './stages/catalog.js';
 import { invalidSpec } from './stages/invalid-spec.js';
-import { SERVICE_STAGES } from './services/index.js';
+import { SERVICES } from './services/index.js';
+import { serviceStage } from './services/stage.js';
 import { trackUnapplied, type Unapplied, type UnappliedChild } from './unapplied.js';
 import { recordingInput, stageComputed, type StageMemo, type StageReads } from './stage-memo.js';
 import { withinChildLimits } from './child-limits.js';
@@ -29,7 +30,7 @@ export const STAGE_TABLE: readonly Stage[] = [
   korcStage, // gate: admin password readable          → KORCReady
   adminCredentialStage, // gate: KORCReady             → AdminCredentialReady
   catalogStage, // gate: AdminCredentialReady          → CatalogReady
-  ...SERVICE_STAGES, // siblings, gate: KeystoneReady  → PlacementReady, GlanceReady (services/)
+  ...SERVICES.map((d) => serviceStage(d, SERVICES)), // siblings, gate: KeystoneReady → <Svc>Ready (services/)
 ];
 
 /** Per-stage measurement, for the seed's metrics. */

@@ -6,8 +6,8 @@ import type { ControlPlaneSpec } from '../api/controlplane.js';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
 import type { CredentialStatus } from './credential/credential-status.js';
 import { CONDITION, READY_MESSAGE, REASON, SERVICES_READY_MESSAGE, SUB_CONDITIONS, type Decision } from './conditions.js';
-import { SERVICES } from './services/index.js';
-import { notManaged, type ServiceDescriptor } from './services/descriptor.js';
+import { SERVICES, type Service } from './services/index.js';
+import { notManaged } from './services/descriptor.js';
 import type { ControlPlaneRef } from './ref.js';
 import type { UnappliedChild } from './unapplied.js';
 import { rolloutStatusFields } from './rollout/rollout-state.js';
@@ -21,7 +21,7 @@ export function readyDecision(conditions: ReadonlyMap<string, Condition>): Decis
   return { status: 'False', reason: REASON.NotAllReady, message: `${READY_MESSAGE.notAll}: ${notReady.join(', ')}` };
 }
 
-const isDeclared = (spec: ControlPlaneSpec, d: ServiceDescriptor) => spec.services?.[d.name] !== undefined;
+const isDeclared = (spec: ControlPlaneSpec, d: Service) => spec.services?.[d.name] !== undefined;
 
 /** ServicesReady (seed 002): True when every declared service beside Keystone is Ready (or none is declared). */
 export function servicesReadyDecision(spec: ControlPlaneSpec, conditions: ReadonlyMap<string, Condition>): Decision {

@@ -11,6 +11,11 @@ import { identity, isTerminating, type KubeObject, type ObjectIndex } from '../k
 import { at, isObject } from '../k8s/read.js';
 import { CONDITION, REASON, TIMEOUT_SECONDS, type Decision, type Reason, type SubConditionType } from './conditions.js';
 import { formatTime, secondsSince } from '../k8s/conditions.js';
+import { GVK } from '../k8s/kinds.js';
+import { SERVICES } from './services/index.js';
+import { partErrorReason } from './services/descriptor.js';
+
+const KORC_API_VERSION = GVK.User.apiVersion;
 
 export interface UnappliedChild {
   apiVersion: string;
@@ -43,39 +48,34 @@ function differences(live: unknown, want: unknown, path: string, out: string[]):
   }
 }
 
-/** The seed's error reason of a stage for one of its children. */
-function errorReason(conditionType: SubConditionType, child: KubeObject): Reason {
+/** The error reason of a refused child by its kind, where the kind alone decides it (docs/architecture.md §7.3). */
+const KIND_ERROR: Readonly<Record<string, Reason>> = {
+  MariaDB: REASON.MariaDBError,
+  Memcached: REASON.MemcachedError,
+  RabbitmqCluster: REASON.MessagingError,
+  Keystone: REASON.KeystoneError,
+  PushSecret: REASON.PushSecretError,
+  Service: REASON.ServiceError,
+  Endpoint: REASON.EndpointError,
+  // Each service's CR and parts: `<Title>Error`, `<PartKind>Error` (services/descriptor.ts).
+  ...Object.fromEntries(SERVICES.flatMap((d) => [[d.kind.kind, d.reasons.error], ...d.partKinds.map((k) => [k.kind, partErrorReason(k.kind)])])),
+};
+
+/** The seed's error reason of a stage for one of its children; undefined for a kind no stage emits. */
+export function errorReason(conditionType: SubConditionType, child: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Reason | undefined {
+  const byKind = KIND_ERROR[child.kind];
+  if (byKind !== undefined) return byKind;
   switch (child.kind) {
-    case 'MariaDB':
-      return REASON.MariaDBError;
-    case 'Memcached':
-      return REASON.MemcachedError;
-    case 'RabbitmqCluster':
-      return REASON.MessagingError;
-    case 'Placement':
-      return REASON.PlacementError;
-    case 'Glance':
-      return REASON.GlanceError;
-    case 'GlanceBackend':
-      return REASON.GlanceBackendError;
-    case 'Keystone':
-      return REASON.KeystoneError;
-    case 'PushSecret':
-      return REASON.PushSecretError;
-    case 'Service':
-      return REASON.ServiceError;
-    case 'Endpoint':
-      return REASON.EndpointError;
     case 'ExternalSecret':
       return conditionType === CONDITION.KORC ? REASON.CloudsYamlError : REASON.ExternalSecretError;
     case 'Secret':
       return child.metadata.name.endsWith('-admin-password-cloud') ? REASON.PasswordCloudError : REASON.SecretError;
-    default:
-      // K-ORC objects: the admin chain's (KORC: the AC and the Domain and User it imports) or a
-      // service's account (User, RoleAssignment, imports).
-      if (conditionType !== CONDITION.KORC) return REASON.ServiceAccountError;
-      return child.kind === 'Domain' ? REASON.DomainError : child.kind === 'User' ? REASON.UserError : REASON.ApplicationCredentialError;
   }
+  if (child.apiVersion !== KORC_API_VERSION) return undefined;
+  // K-ORC objects: the admin chain's (KORC: the AC and the Domain and User it imports) or a
+  // service's account (User, RoleAssignment, the shared project and role).
+  if (conditionType !== CONDITION.KORC) return REASON.ServiceAccountError;
+  return child.kind === 'Domain' ? REASON.DomainError : child.kind === 'User' ? REASON.UserError : REASON.ApplicationCredentialError;
 }
 
 export interface Unapplied {
@@ -112,7 +112,8 @@ export function trackUnapplied(
     // Asked for this pass: no time has passed (now, truncated to the second).
     const age = since === asked ? 0 : (secondsSince(since, now()) ?? 0);
     if (age > TIMEOUT_SECONDS.childNotApplied) {
-      reason ??= errorReason(conditionType, want);
+      // A kind no stage emits cannot be refused here; named generically rather than as another kind's error.
+      reason ??= errorReason(conditionType, want) ?? REASON.ChildNotApplied;
       const label = `${want.kind} ${want.metadata.name}`;
       if (!live) overdue.push(`${label} still does not exist ${Math.floor(age / 60)} minutes after it was asked for`);
       else {

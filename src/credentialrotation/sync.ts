@@ -17,7 +17,8 @@ import { childNames } from '../controlplane/names.js';
 import { publishedCredential } from '../controlplane/credential/slots.js';
 import { ADMIN_AC_TARGET, SERVICE_USER_TARGET, honours, latchedAt, lists, requestKey, type LatchedRequest } from '../controlplane/credential/rotation-requests.js';
 import { isAvailableUpToDate } from '../k8s/orc.js';
-import { MANAGED_SERVICES, serviceChildNames } from '../api/child-names.js';
+import { serviceChildNames } from '../api/child-names.js';
+import { SERVICE_NAMES } from '../controlplane/services/index.js';
 import { formatTime } from '../k8s/conditions.js';
 import type { HookEvent } from '../events.js';
 import { ROTATION_CONDITION, ROTATION_REASON, ROTATION_WAIT_SECONDS } from './conditions.js';
@@ -58,7 +59,7 @@ const isVerdict = (x: KubeObject | Verdict): x is Verdict => 'ready' in x;
 /** The K-ORC User names of the services the ControlPlane declares. */
 function serviceUsers(cp: KubeObject): string[] {
   const services = (at(cp, 'spec', 'services') ?? {}) as Record<string, unknown>;
-  return MANAGED_SERVICES.filter((svc) => services[svc] !== undefined && services[svc] !== null).map((svc) => serviceChildNames(cp.metadata.name, svc).user);
+  return SERVICE_NAMES.filter((svc) => services[svc] !== undefined && services[svc] !== null).map((svc) => serviceChildNames(cp.metadata.name, svc).user);
 }
 
 /**

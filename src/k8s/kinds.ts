@@ -1,23 +1,11 @@
 // The kinds the hooks emit or read: apiVersion and kind as Metacontroller's childResources name
 // them, the plural resource for customize rules and metacontroller/ objects, and the group key
 // Metacontroller uses in `children` / `related` (docs/architecture.md §1.4).
-import { CONTROLPLANE } from '../api/controlplane.js';
-import { CREDENTIALROTATION } from '../api/credentialrotation.js';
-import { SECRETAGGREGATE } from '../api/secretaggregate.js';
+import { CONTROLPLANE, CREDENTIALROTATION, SECRETAGGREGATE } from '../api/group.js';
+import { SERVICE_KINDS } from '../controlplane/services/index.js';
+import { kind, type KindInfo } from './kind-info.js';
 
-export interface KindInfo {
-  apiVersion: string;
-  kind: string;
-  resource: string;
-  /** `Kind.group/version`, or `Kind.version` for the core group. */
-  groupKey: string;
-  /** The `apiVersion` + `resource` pair of a customize rule or a childResources entry. */
-  rule: { apiVersion: string; resource: string };
-}
-
-function kind(apiVersion: string, kindName: string, resource: string): KindInfo {
-  return { apiVersion, kind: kindName, resource, groupKey: `${kindName}.${apiVersion}`, rule: { apiVersion, resource } };
-}
+export type { KindInfo };
 
 export const GVK = {
   Secret: kind('v1', 'Secret', 'secrets'),
@@ -36,18 +24,22 @@ export const GVK = {
   Role: kind('openstack.k-orc.cloud/v1alpha1', 'Role', 'roles'),
   RoleAssignment: kind('openstack.k-orc.cloud/v1alpha1', 'RoleAssignment', 'roleassignments'),
   RabbitmqCluster: kind('rabbitmq.com/v1beta1', 'RabbitmqCluster', 'rabbitmqclusters'),
-  Placement: kind('placement.openstack.c5c3.io/v1alpha1', 'Placement', 'placements'),
-  Glance: kind('glance.openstack.c5c3.io/v1alpha1', 'Glance', 'glances'),
-  GlanceBackend: kind('glance.openstack.c5c3.io/v1alpha1', 'GlanceBackend', 'glancebackends'),
   ControlPlane: kind(CONTROLPLANE.apiVersion, CONTROLPLANE.kind, CONTROLPLANE.plural),
   CredentialRotation: kind(CREDENTIALROTATION.apiVersion, CREDENTIALROTATION.kind, CREDENTIALROTATION.plural),
   SecretAggregate: kind(SECRETAGGREGATE.apiVersion, SECRETAGGREGATE.kind, SECRETAGGREGATE.plural),
 } as const;
 
+/** Every kind the hooks know: GVK's and the services' CR and part kinds. */
+export const KNOWN_KINDS: readonly KindInfo[] = [...Object.values(GVK), ...SERVICE_KINDS];
+
 /** The cluster-scoped kinds among those the hooks read (everything else is namespaced). */
 export const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set(['ClusterSecretStore', 'Namespace']);
 
-/** Every kind a ControlPlane owns as a child (the child names of docs/architecture.md §7.5, K-ORC imports included). */
+/**
+ * Every kind a ControlPlane owns as a child (the child names of docs/architecture.md §7.5, K-ORC
+ * imports included): the Keystone chain's, then each service's CR and part kinds (SERVICES). The
+ * Metacontroller CompositeController lists exactly these (`npm run gen`).
+ */
 export const CONTROLPLANE_CHILD_KINDS: readonly KindInfo[] = [
   GVK.MariaDB,
   GVK.Memcached,
@@ -64,7 +56,5 @@ export const CONTROLPLANE_CHILD_KINDS: readonly KindInfo[] = [
   GVK.Project,
   GVK.Role,
   GVK.RoleAssignment,
-  GVK.Placement,
-  GVK.Glance,
-  GVK.GlanceBackend,
+  ...SERVICE_KINDS,
 ];

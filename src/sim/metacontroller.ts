@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
-import { GVK, type KindInfo } from '../k8s/kinds.js';
+import { KNOWN_KINDS, type KindInfo } from '../k8s/kinds.js';
 import { Cluster, keyOf, labelOf, refOf, type ClusterOptions, type Obj, type ObjectRef } from './cluster.js';
 import { merge } from './merge.js';
 import { packageRoot } from '../package-root.js';
@@ -45,7 +45,7 @@ export function loadController(file: string): Obj {
 }
 
 function kindOfRule(rule: { apiVersion: string; resource: string }): KindInfo {
-  const kind = Object.values(GVK).find((k) => k.apiVersion === rule.apiVersion && k.resource === rule.resource);
+  const kind = KNOWN_KINDS.find((k) => k.apiVersion === rule.apiVersion && k.resource === rule.resource);
   if (!kind) throw new Error(`unknown resource ${rule.apiVersion} ${rule.resource}`);
   return kind;
 }

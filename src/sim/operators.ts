@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
 import { ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
+import { SERVICES, type Service, type ServiceName } from '../controlplane/services/index.js';
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
@@ -503,30 +504,46 @@ export function rabbitmqStatusOf(o: Obj, up: boolean, now: Date): Obj {
 }
 
 /**
- * A service operator (Placement, Glance): Ready at its generation once its database, cache,
- * Keystone and DB credential Secret are there and its service user authenticates with the password
- * in its Secret (K-ORC created it with that password).
+ * A service operator (one per SERVICES entry: Placement, Glance, …), modelled on what upstream's
+ * service reconcilers wait for before they report Ready (the C5C3/cobaltcore operators' reconcilers):
+ * each database's credential Secret, the MariaDB and Memcached it names, Keystone, its service
+ * user authenticating with the password in its Secret (K-ORC created it with that password), and
+ * every part attached to it (a part is Ready once its CR exists).
  */
-function serviceCr(w: World, kind: 'Placement' | 'Glance', by: string): void {
-  for (const o of w.cluster.list((x) => x.kind === kind && live(x))) {
-    const ns = o.metadata.namespace;
-    const missing: string[] = [];
-    const db = o.spec.database ?? {};
-    if (db.secretRef && secretValue(w, ns, db.secretRef.name, db.secretRef.key ?? 'password') === undefined) missing.push(`Secret ${db.secretRef.name}`);
-    for (const [k, ref] of [['MariaDB', db.clusterRef], ['Memcached', o.spec.cache?.clusterRef]] as const) {
-      if (ref && !isReady(w.cluster.list((x) => x.kind === k && x.metadata.namespace === ns && x.metadata.name === ref.name)[0])) missing.push(`${k} ${ref.name} Ready`);
+function serviceOperator(d: Service): (w: World) => void {
+  const by = `${d.name}-operator`;
+  return (w) => {
+    for (const k of d.partKinds) {
+      for (const p of w.cluster.list((x) => x.kind === k.kind && live(x))) {
+        const attached = w.cluster.get({ apiVersion: d.kind.apiVersion, kind: d.kind.kind, namespace: p.metadata.namespace, name: p.spec?.[k.ref]?.name });
+        w.cluster.updateStatus(refOf(p), partStatusOf(p, d, !!attached, w.cluster.now()), by);
+      }
     }
-    if (!w.cluster.list((k) => k.kind === 'Keystone' && k.metadata.namespace === ns).some(isReady)) missing.push('Keystone');
-    const user = o.spec.serviceUser ?? {};
-    const password = secretValue(w, ns, user.secretRef?.name, user.secretRef?.key ?? 'password');
-    if (password === undefined || w.openstack.users.get(user.username) !== password) missing.push(`service user ${user.username} to authenticate`);
-    if (kind === 'Glance' && !w.cluster.list((b) => b.kind === 'GlanceBackend' && b.metadata.namespace === ns && b.spec.glanceRef?.name === o.metadata.name && isReady(b)).length) missing.push('a Ready GlanceBackend');
-    if (w.down.has(labelOf(o))) missing.push('its pods (down)');
-    w.cluster.updateStatus(refOf(o), serviceStatusOf(o, missing, w.cluster.now()), by);
-  }
+    for (const o of w.cluster.list((x) => x.kind === d.kind.kind && live(x))) {
+      const ns = o.metadata.namespace;
+      const missing: string[] = [];
+      for (const block of d.databases) {
+        const db = o.spec[block.field] ?? {};
+        if (db.secretRef && secretValue(w, ns, db.secretRef.name, db.secretRef.key ?? 'password') === undefined) missing.push(`Secret ${db.secretRef.name}`);
+      }
+      for (const [k, ref] of [['MariaDB', o.spec.database?.clusterRef], ['Memcached', o.spec.cache?.clusterRef]] as const) {
+        if (ref && !isReady(w.cluster.list((x) => x.kind === k && x.metadata.namespace === ns && x.metadata.name === ref.name)[0])) missing.push(`${k} ${ref.name} Ready`);
+      }
+      if (!w.cluster.list((k) => k.kind === 'Keystone' && k.metadata.namespace === ns).some(isReady)) missing.push('Keystone');
+      const user = o.spec.serviceUser ?? {};
+      const password = secretValue(w, ns, user.secretRef?.name, user.secretRef?.key ?? 'password');
+      if (password === undefined || w.openstack.users.get(user.username) !== password) missing.push(`service user ${user.username} to authenticate`);
+      for (const k of d.partKinds) {
+        const attached = (p: Obj) => p.kind === k.kind && p.metadata.namespace === ns && p.spec?.[k.ref]?.name === o.metadata.name;
+        if (!w.cluster.list((p) => attached(p) && isReady(p)).length) missing.push(`a Ready ${k.kind}`);
+      }
+      if (w.down.has(labelOf(o))) missing.push('its pods (down)');
+      w.cluster.updateStatus(refOf(o), serviceStatusOf(o, missing, w.cluster.now()), by);
+    }
+  };
 }
 
-/** A service CR's status (Placement, Glance): Ready at its generation unless something is `missing`. */
+/** A service CR's status: Ready at its generation unless something is `missing`. */
 export function serviceStatusOf(o: Obj, missing: string[], now: Date): Obj {
   const ready = missing.length === 0;
   const status: Obj = {
@@ -538,22 +555,14 @@ export function serviceStatusOf(o: Obj, missing: string[], now: Date): Obj {
   return status;
 }
 
-function placements(w: World): void {
-  serviceCr(w, 'Placement', 'placement-operator');
-}
-
-/** The Glance operator: each GlanceBackend is Ready once its Glance exists; the Glance as any service. */
-function glances(w: World): void {
-  for (const b of w.cluster.list((x) => x.kind === 'GlanceBackend' && live(x))) {
-    const attached = w.cluster.get({ apiVersion: b.apiVersion, kind: 'Glance', namespace: b.metadata.namespace, name: b.spec.glanceRef?.name });
-    w.cluster.updateStatus(refOf(b), glanceBackendStatusOf(b, !!attached, w.cluster.now()), 'glance-operator');
-  }
-  serviceCr(w, 'Glance', 'glance-operator');
-}
-
-/** A GlanceBackend's status: Ready at its generation once its Glance exists. */
-export function glanceBackendStatusOf(b: Obj, attached: boolean, now: Date): Obj {
-  return { observedGeneration: b.metadata.generation, conditions: [condition(b.status, 'Ready', attached, attached ? 'Ready' : 'WaitingForGlance', attached ? 'backend attached' : `waiting for Glance ${b.spec.glanceRef?.name}`, now, b.metadata.generation)] };
+/** A service part's status (a GlanceBackend): Ready at its generation once its CR exists. */
+export function partStatusOf(p: Obj, d: Service, attached: boolean, now: Date): Obj {
+  const ref = d.partKinds.find((k) => k.kind === p.kind)?.ref ?? '';
+  const cr = p.spec?.[ref]?.name;
+  return {
+    observedGeneration: p.metadata.generation,
+    conditions: [condition(p.status, 'Ready', attached, attached ? 'Ready' : `WaitingFor${d.title}`, attached ? 'backend attached' : `waiting for ${d.kind.kind} ${cr}`, now, p.metadata.generation)],
+  };
 }
 
 /**
@@ -580,13 +589,12 @@ export function healthyStatusOf(o: Obj, now: Date, id?: string): Obj | undefined
       return pushedStatusOf(o, now);
     case 'RabbitmqCluster':
       return rabbitmqStatusOf(o, true, now);
-    case 'Placement':
-    case 'Glance':
-      return serviceStatusOf(o, [], now);
-    case 'GlanceBackend':
-      return glanceBackendStatusOf(o, true, now);
-    default:
-      return undefined;
+    default: {
+      const svc = SERVICES.find((d) => d.kind.kind === o.kind);
+      if (svc) return serviceStatusOf(o, [], now);
+      const owner = SERVICES.find((d) => d.partKinds.some((k) => k.kind === o.kind));
+      return owner ? partStatusOf(o, owner, true, now) : undefined;
+    }
   }
 }
 
@@ -597,8 +605,8 @@ export const OPERATORS = {
   keystone: keystones,
   'k-orc': korc,
   rabbitmq,
-  placement: placements,
-  glance: glances,
+  // One per service beside Keystone, in SERVICES order.
+  ...(Object.fromEntries(SERVICES.map((d) => [d.name, serviceOperator(d)])) as Record<ServiceName, (w: World) => void>),
 } as const;
 export type OperatorName = keyof typeof OPERATORS;
 

@@ -14,6 +14,7 @@ import { TAKEOVER_PHASES } from './takeover-phases.js';
 import { UPGRADE_PHASES } from './upgrade-phases.js';
 import { SCHEDULED_PHASES } from './scheduled-phases.js';
 import { SERVICE_PHASES } from './service-phases.js';
+import { SERVICE_KINDS } from '../controlplane/services/index.js';
 
 const mints = (ctx: PhaseContext) => ctx.sim.world.openstack.mints.length - ctx.startMints;
 
@@ -48,7 +49,7 @@ const korcAuthenticates = (ctx: PhaseContext) => korcAuthError(ctx) === undefine
 
 const INFRASTRUCTURE_KINDS = new Set(['MariaDB', 'Memcached', 'Keystone']);
 const KORC_KINDS = new Set(['ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint', 'Project', 'Role', 'RoleAssignment']);
-const SERVICE_KINDS = new Set(['Placement', 'Glance', 'GlanceBackend']);
+const SERVICE_KIND_NAMES = new Set(SERVICE_KINDS.map((k) => k.kind));
 
 function exactlyMints(ctx: PhaseContext, n: number): string[] {
   return mints(ctx) === n ? [] : [`expected ${n} new application credential mint(s), saw ${mints(ctx)}`];
@@ -145,8 +146,8 @@ export const PHASES: Record<string, Phase> = {
       const firstInfra = changes.findIndex((c) => (c.verb === 'deleting' || c.verb === 'deleted') && INFRASTRUCTURE_KINDS.has(c.object.split('/')[0]!));
       const problems = lastKorc > firstInfra && firstInfra >= 0 ? ['Keystone or infrastructure was deleted before the K-ORC objects were gone'] : [];
       // The service CRs go after the K-ORC objects and before Keystone and the infrastructure.
-      const firstService = changes.findIndex((c) => c.verb === 'deleting' && SERVICE_KINDS.has(c.object.split('/')[0]!));
-      const lastService = changes.findLastIndex((c) => c.verb === 'deleted' && SERVICE_KINDS.has(c.object.split('/')[0]!));
+      const firstService = changes.findIndex((c) => c.verb === 'deleting' && SERVICE_KIND_NAMES.has(c.object.split('/')[0]!));
+      const lastService = changes.findLastIndex((c) => c.verb === 'deleted' && SERVICE_KIND_NAMES.has(c.object.split('/')[0]!));
       if (firstService >= 0 && firstService < lastKorc) problems.push('a service CR was deleted before the K-ORC objects were gone');
       if (lastService >= 0 && firstInfra >= 0 && lastService > firstInfra) problems.push('Keystone or infrastructure was deleted before the service CRs were gone');
       const users = ctx.sim.world.openstack.users.size;

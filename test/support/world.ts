@@ -3,7 +3,7 @@
 // controller-uid label, three-way merge, server fields, generation), child readiness set by the
 // test, and the world around the ControlPlane: the admin-password Secret and the OpenBao round
 // trip of the clouds.yaml.
-import { CONTROLPLANE_CHILD_KINDS, GVK, type KindInfo } from '../../src/k8s/kinds.js';
+import { CONTROLPLANE_CHILD_KINDS, KNOWN_KINDS, type KindInfo } from '../../src/k8s/kinds.js';
 import { applyChildren } from '../../src/sim/metacontroller.js';
 import { esoTargetSecret, healthyStatusOf, orcStatusOf, pushedStatusOf, refreshedStatusOf } from '../../src/sim/operators.js';
 import { FIXED_NOW } from './server.js';
@@ -15,7 +15,7 @@ export const ADMIN_PASSWORD = 's3cr3t-Admin-Passw0rd';
 const CREATED = new Date('2026-01-01T00:00:00Z');
 
 const kindOf = (obj: Obj): KindInfo | undefined =>
-  Object.values(GVK).find((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind);
+  KNOWN_KINDS.find((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind);
 
 /** Objects grouped the way a v2 hook receives them (group key → namespace/name → object). */
 export function objectMap(objects: Obj[], groups: readonly KindInfo[] = []): Obj {
