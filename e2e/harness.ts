@@ -7,7 +7,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, 
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
+import { computeCrds } from '../test/support/compute-crds.js';
 import type { Obj } from '../src/sim/cluster.js';
 import { Kube, KubeError } from './kube.js';
 import { OpenBao } from './openbao.js';
@@ -317,7 +318,11 @@ export class Harness {
     const korc = yamlIn(join(this.paths.bin.korc, 'crds'));
     const ours = yamlIn(join(this.paths.repo, 'manifests', 'crds'));
     const metacontroller = join(this.paths.shared, 'third_party', 'metacontroller-v4.17.2', 'manifests', 'production', 'metacontroller-crds-v1.yaml');
-    const files = [...upstream, ...eso, ...korc, ...ours, metacontroller];
+    // The compute cloud's kinds (Nova, Neutron, Cinder, CinderBackend, OVNCentral): upstream's
+    // GVKs and the fields the hooks project, written by the tests (test/support/compute-crds.ts).
+    const compute = join(this.paths.run, 'compute-crds.yaml');
+    writeFileSync(compute, computeCrds().map((c) => stringify(c)).join('---\n'));
+    const files = [...upstream, ...eso, ...korc, ...ours, compute, metacontroller];
     await this.applyYamlFiles(files);
     return files;
   }

@@ -122,11 +122,11 @@ export class Keystones {
    * username → password for those Keystone accepts. A pair once accepted is not asked again, a
    * refused one at most every 5 s (each password check costs Keystone a hash).
    */
-  async serviceUsers(services: Obj[], secrets: Obj[]): Promise<Map<string, string>> {
+  async serviceUsers(services: readonly Obj[], secrets: Obj[]): Promise<Map<string, string>> {
     const accepted = new Map<string, string>();
-    for (const o of services) {
+    // Each CR's service user, and Neutron's notifier account for Nova (spec.nova.serviceUser).
+    for (const [o, user] of services.flatMap((o) => [o.spec?.serviceUser, o.spec?.nova?.serviceUser].filter((u) => u !== undefined).map((u) => [o, u] as const))) {
       const ns: string = o.metadata.namespace;
-      const user = o.spec?.serviceUser ?? {};
       const instance = [...this.instances.values()].find((i) => i.ns === ns && i.proc && !i.down);
       const secret = secrets.find((x) => x.metadata.namespace === ns && x.metadata.name === user.secretRef?.name);
       const value = secret?.data?.[user.secretRef?.key ?? 'password'];

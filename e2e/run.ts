@@ -13,7 +13,7 @@ import { CLUSTER_SECRET_STORE } from '../src/controlplane/names.js';
 import { ComponentError, Harness, freePort, tail } from './harness.js';
 import type { Obj } from '../src/sim/cluster.js';
 import { StandIns } from './standins.js';
-import { SERVICES, SERVICE_NAMES } from '../src/controlplane/services/index.js';
+import { SERVICES, SERVICE_NAMES } from '../src/api/services/index.js';
 import { LogView, Recorder } from './recorder.js';
 import { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, scenarios, type Ctx } from './scenarios/index.js';
 
@@ -148,7 +148,7 @@ try {
   // service operators (one per SERVICES entry), the Keystone operator and K-ORC outside REAL_OPENSTACK_NAMESPACES.
   const inReal = (o: Obj) => REAL_OPENSTACK_NAMESPACES.includes(o.metadata?.namespace);
   const real = (o: Obj) => inReal(o) && String(o.apiVersion).startsWith('openstack.k-orc.cloud/');
-  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'keystone', 'k-orc', 'rabbitmq', ...SERVICE_NAMES]), {
+  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'keystone', 'k-orc', 'rabbitmq', 'ovn', ...SERVICE_NAMES]), {
     skip: real,
     // The Keystone operator in REAL_OPENSTACK_NAMESPACES: a real Keystone per CR, its status from it.
     // The stand-in service operators there see the service users the real Keystone accepts.

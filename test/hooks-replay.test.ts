@@ -2,25 +2,15 @@
 // recorded clock and seed), the files are what `npm run gen` writes today, and none holds a
 // simulated secret.
 import t from 'tap';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { HOOKS_KEY, renderHookPayloads, replayCaptured } from '../src/cli/hook-payloads.js';
-import { Sanitizer } from '../src/capture/sanitize.js';
-import { post, testServer } from './support/server.js';
-import type { CapturedCall } from '../src/capture/capture.js';
+import { renderHookPayloads, replayCaptured } from '../src/cli/hook-payloads.js';
 import { REPO_ROOT } from './support/shared.js';
 import { secretObjects } from './support/secrets.js';
+import { HOOKS_DIR, payloadFiles, read } from './support/hooks.js';
+import { IDENTIFIER_KEYS } from '../src/capture/secret-values.js';
 
-const HOOKS_DIR = join(REPO_ROOT, 'hooks');
 
-function payloadFiles(): string[] {
-  return readdirSync(HOOKS_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .flatMap((d) => readdirSync(join(HOOKS_DIR, d.name)).map((f) => join(HOOKS_DIR, d.name, f)))
-    .sort();
-}
-
-const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as CapturedCall;
 
 t.test('the situations the issue names are there', async (t) => {
   const names = payloadFiles().map((f) => relative(HOOKS_DIR, f));
@@ -48,28 +38,6 @@ t.test('every file replays to its recorded response', async (t) => {
   for (const file of files) {
     const call = read(file);
     t.same(await replayCaptured(call), call.response, relative(HOOKS_DIR, file));
-  }
-});
-
-t.test('every file replays alike when its body is remembered (parsed once, shared, frozen: src/json-body.ts)', async (t) => {
-  // A text's parsed body is kept from its second sighting on, frozen through, and read from the
-  // memo after: of three calls in a row at least two answer from the frozen body. A hook that tried
-  // to change its request would be answered from a copy (src/http/hooks.ts) and say so in the log.
-  for (const file of payloadFiles()) {
-    const call = read(file);
-    const clock = new Date(call.clock);
-    const { app, logs } = await testServer({ clock: () => clock, randomSeed: call.randomSeed, level: 'info' });
-    const name = relative(HOOKS_DIR, file);
-    try {
-      for (const n of [1, 2, 3]) {
-        const res = await post(app, call.hook, JSON.stringify(call.request));
-        t.equal(res.status, 200, `${name}: call ${n}`);
-        t.same(new Sanitizer(HOOKS_KEY).sanitize(call.request, res.json)[1], call.response, `${name}: call ${n}`);
-      }
-      t.same(logs.filter((l) => l.includes('private copy')), [], `${name}: no hook changed its request`);
-    } finally {
-      await app.close();
-    }
   }
 });
 
@@ -101,6 +69,8 @@ t.test('no simulated secret in any file; every Secret value is a placeholder', a
     for (const s of secrets) {
       for (const [key, value] of Object.entries((s.data ?? {}) as Record<string, string>)) {
         const text = Buffer.from(value, 'base64').toString('utf8');
+        // An identifier (a user or host name, a port) stays as it is; every secret is a placeholder.
+        if (IDENTIFIER_KEYS.has(key)) continue;
         const ok = key === 'clouds.yaml' ? /(password|application_credential_secret): redacted-[0-9a-f]{16}\n/.test(text) : /^redacted-[0-9a-f]{16}$/.test(text);
         if (!ok) t.fail(`${relative(HOOKS_DIR, file)}: Secret ${s.metadata.name} key ${key} is not a placeholder`);
       }

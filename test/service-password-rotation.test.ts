@@ -39,12 +39,12 @@ t.test('simulator: a rotation replaces the password in OpenBao, then Keystone, t
   const name = cp.name;
   const get = (kind: string, n: string, apiVersion = 'v1') => sim.cluster.get({ apiVersion, kind, namespace: ns, name: n });
   const password = (n: string) => (get('Secret', n)?.data?.password ? unb64(get('Secret', n)!.data.password) : undefined);
-  const base = `${name}-placement-service-user`;
+  const base = `${name}-glance-service-user`;
   const first = password(base)!;
-  const glanceBefore = sim.world.openstack.users.get('glance');
-  t.equal(sim.world.openstack.users.get('placement'), first);
+  const placementBefore = sim.world.openstack.users.get('placement');
+  t.equal(sim.world.openstack.users.get('glance'), first);
   // The HTTP-level tests' healthy service users (test/support/world.ts) carry what K-ORC wrote: the applied ref.
-  for (const svc of ['placement', 'glance']) {
+  for (const svc of ['glance', 'placement']) {
     const user = get('User', `${name}-user-${svc}`, KORC)!;
     t.same(healthyStatusOf(user, sim.now, user.status.id), user.status, `User ${svc}: healthyStatusOf is the status K-ORC wrote`);
   }
@@ -53,27 +53,27 @@ t.test('simulator: a rotation replaces the password in OpenBao, then Keystone, t
   t.same(r.problems, [], 'OpenBao first, only the old Secret released, no mint, Ready');
   const v2 = password(`${base}-v2`)!;
   t.ok(v2 && v2 !== first, 'a new password in the -v2 Secret');
-  t.equal(sim.world.openstack.users.get('placement'), v2, 'Keystone holds it');
+  t.equal(sim.world.openstack.users.get('glance'), v2, 'Keystone holds it');
   t.notOk(get('Secret', base), 'the superseded Secret is released');
-  const user = get('User', `${name}-user-placement`, KORC)!;
+  const user = get('User', `${name}-user-glance`, KORC)!;
   t.equal(user.spec.resource.passwordRef, `${base}-v2`);
   t.equal(user.status.resource.appliedPasswordRef, `${base}-v2`);
   const request = sim.cluster.list((o) => o.kind === 'CredentialRotation')[0]!;
   t.equal(user.metadata.annotations['c5c3.io/rotation-requests'], requestKey(request.metadata.uid, 1), 'the User lists the request');
   t.equal(get('PushSecret', `${base}-backup`, GVK.PushSecret.apiVersion)!.spec.selector.secret.name, `${base}-v2`);
-  t.equal(sim.cluster.list((o) => o.kind === 'Placement')[0]!.spec.serviceUser.secretRef.name, `${base}-v2`);
-  t.equal(sim.world.openstack.users.get('glance'), glanceBefore, 'Glance untouched');
-  t.ok(password(`${name}-glance-service-user`), 'Glance keeps its first Secret');
+  t.equal(sim.cluster.list((o) => o.kind === 'Glance')[0]!.spec.serviceUser.secretRef.name, `${base}-v2`);
+  t.equal(sim.world.openstack.users.get('placement'), placementBefore, 'Placement untouched');
+  t.ok(password(`${name}-placement-service-user`), 'Placement keeps its first Secret');
 
   // A second request (another CredentialRotation): -v3, and -v2 released.
-  sim.createCredentialRotation({ metadata: { name: 'again', namespace: ns }, spec: { target: 'serviceUserPassword', targetServiceUser: `${name}-user-placement`, reMint: true } });
+  sim.createCredentialRotation({ metadata: { name: 'again', namespace: ns }, spec: { target: 'serviceUserPassword', targetServiceUser: `${name}-user-glance`, reMint: true } });
   const done = await sim.runUntil(() => {
     const cr = sim.cluster.list((o) => o.kind === 'CredentialRotation' && o.metadata.name === 'again')[0];
-    return conditionOf(cr?.status ?? {}, 'RotationComplete')?.status === 'True' && !get('Secret', `${base}-v2`) && sim.world.openstack.users.get('placement') === password(`${base}-v3`);
+    return conditionOf(cr?.status ?? {}, 'RotationComplete')?.status === 'True' && !get('Secret', `${base}-v2`) && sim.world.openstack.users.get('glance') === password(`${base}-v3`);
   }, 60);
   t.ok(done, 'the second rotation completes');
   t.not(password(`${base}-v3`), v2);
-  t.match(conditionOf(sim.get(cp)!.status, 'PlacementReady'), { status: 'True' });
+  t.match(conditionOf(sim.get(cp)!.status, 'GlanceReady'), { status: 'True' });
 });
 
 /** A settled Placement account as observed: the User applied `ref`, its push proven, the CR Ready. */
@@ -100,6 +100,7 @@ function observedAccount(ref: string, opts: { applied?: string | null; crRef?: s
       user,
       push,
       cr,
+      crSecretRef: ['spec', 'serviceUser', 'secretRef', 'name'],
       crSettled: true,
       pushed: () => true,
       requests: [{ key: 'uid-r/1', legacyKey: 'r/1', name: 'r', generation: 1, latchedAt: '2026-11-25T00:00:00Z' }],

@@ -37,8 +37,8 @@ t.test('Placement, Glance and a managed bus converge to Ready', async (t) => {
   t.match(conditionOf(status, 'PlacementReady'), { reason: 'PlacementReady' });
   t.same(status.services, [
     { name: 'keystone', ready: true, release: '2025.2' },
-    { name: 'placement', ready: true, release: '2025.2' },
     { name: 'glance', ready: true, release: '2025.2' },
+    { name: 'placement', ready: true, release: '2025.2' },
   ]);
   t.equal(world.response.resyncAfterSeconds, undefined, 'converged: no resync');
   const cp = 'controlplane-services';
@@ -210,8 +210,9 @@ t.test('finalize: service accounts and catalog while Keystone lives, then the se
     ['Project', 'Role', 'User'],
     ['ApplicationCredential'],
     ['Domain', 'User'],
-    ['Glance', 'GlanceBackend', 'Placement'],
-  ]);
+    ['Placement'],
+    ['Glance', 'GlanceBackend'],
+  ], 'the service CRs one service at a time, in reverse SERVICES order');
   t.ok(order[1]!.filter((id) => id.startsWith('User/')).every((id) => id.includes('-user-placement') || id.includes('-user-glance')), 'the managed service users, project and role before the admin AC');
 });
 
@@ -232,10 +233,16 @@ t.test('a release rollout moves the services at UpdatingServices and waits for t
   }
   const phases = [...new Set(seen.map(([p]) => p))];
   t.same(phases, ['Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'Idle']);
-  for (const [phase, release] of seen) {
+  // Placement follows Glance (SERVICES order): during UpdatingServices it moves once Glance is Ready, and never goes back.
+  for (const [i, [phase, release]] of seen.entries()) {
+    if (phase === 'UpdatingServices') {
+      if (seen[i - 1]?.[1] === '2026.1') t.equal(release, '2026.1', 'UpdatingServices: Placement never goes back');
+      continue;
+    }
     const want = ['Validating', 'UpdatingInfra', 'UpdatingKeystone'].includes(phase) ? '2025.2' : '2026.1';
     t.equal(release, want, `${phase}: Placement projects ${want}`);
   }
+  t.ok(seen.some(([phase, release]) => phase === 'UpdatingServices' && release === '2025.2'), 'Placement waits for Glance at first');
   t.match(find(w.response.children, 'Placement', 'controlplane-services-placement')!.spec.image, { tag: '2026.1' });
   t.match(w.response.status.lastUpdate, { result: 'Complete' });
   t.match(conditionOf(w.response.status, 'Ready'), { status: 'True' });

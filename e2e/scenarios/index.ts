@@ -7,6 +7,7 @@ import { managedScenarios } from './managed.js';
 import { upgradeScenarios } from './upgrade.js';
 import { realOpenStackScenarios } from './real-keystone.js';
 import { realServicesScenarios } from './real-services.js';
+import { realCloudScenarios } from './real-cloud.js';
 import { realScheduledScenarios } from './real-scheduled.js';
 import { fleetScenarios } from './fleet.js';
 
@@ -18,6 +19,7 @@ export function scenarios(shared: string): Scenario[] {
     ...upgradeScenarios(), // 13, 14
     ...realOpenStackScenarios(shared), // 16-20, 22: the real Keystone and K-ORC
     ...realServicesScenarios(), // 21
+    ...realCloudScenarios(), // 26: the compute cloud
     ...realScheduledScenarios(shared), // 23, 24
     ...fleetScenarios(shared), // 25
   ];

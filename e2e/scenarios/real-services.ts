@@ -8,7 +8,7 @@ import { passwordSecretName } from '../../src/controlplane/services/password-rot
 import type { Ref } from '../kube.js';
 import { KeystoneApi } from '../keystone.js';
 import { SERVICES as HOOKS_SERVICES } from '../../src/cli/hook-payloads.js';
-import { SERVICES as ALL_SERVICES, serviceNamed } from '../../src/controlplane/services/index.js';
+import { SERVICES as ALL_SERVICES, serviceNamed } from '../../src/api/services/index.js';
 import type { Ctx, Scenario } from './support.js';
 import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';

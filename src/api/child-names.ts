@@ -23,6 +23,9 @@ export function childNames(cp: string) {
   };
 }
 
+/** The key of a bus URL: in a brownfield bus Secret (its default) and in each service's messaging Secret. */
+export const TRANSPORT_URL_KEY = 'transport_url';
+
 /** The shared message bus of a ControlPlane with managed messaging (RabbitmqCluster). */
 export const rabbitmqName = (cp: string) => `${cp}-rabbitmq`;
 
@@ -47,10 +50,32 @@ export function serviceChildNames(cp: string, svc: string) {
     internalEndpoint: `${cp}-${svc}-endpoint-internal`,
     /** A child of the service's own beside the CR (a GlanceBackend), e.g. `{cp}-glance-{name}`. */
     part: (name: string) => `${cp}-${svc}-${name}`,
+    /** The bus URL the service reads (`transport_url`), built by the hooks from the shared bus. */
+    messaging: `${cp}-${svc}-messaging`,
+    /** A Secret the hooks generate for the service (Nova's `metadata-secret`). */
+    generated: (name: string) => `${cp}-${svc}-${name}`,
+  };
+}
+
+/**
+ * Names of one Keystone account of a service: `key` '' is the service's own (user `<svc>`, the
+ * names of serviceChildNames); another key is an extra account of the service, e.g. Neutron's
+ * `nova` account (user `neutron-nova`, Neutron's notifier credentials for Nova).
+ */
+export function accountNames(cp: string, svc: string, key: string) {
+  const id = key === '' ? svc : `${svc}-${key}`;
+  return {
+    /** The OpenStack user name. */
+    osUser: id,
+    user: `${cp}-user-${id}`,
+    password: `${cp}-${id}-service-user`,
+    passwordBackup: `${cp}-${id}-service-user-backup`,
+    /** The RoleAssignment giving the user `role` (the `service` role's keeps the name it always had). */
+    roleAssignment: (role: string) => (role === 'service' ? `${cp}-${id}-role-assignment` : `${cp}-${id}-role-assignment-${role}`),
   };
 }
 
 /** The project and role every service account hangs off (shared by all services of a ControlPlane). */
 export function sharedServiceAccountNames(cp: string) {
-  return { project: `${cp}-project-service`, role: `${cp}-role-service` };
+  return { project: `${cp}-project-service`, role: `${cp}-role-service`, roleOf: (role: string) => `${cp}-role-${role}` };
 }

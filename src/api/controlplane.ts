@@ -7,7 +7,7 @@
 //   server fills it before validation);
 // - its validation rules become CEL `x-kubernetes-validations`, transition rules included.
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
-import { SERVICES, type Service } from '../controlplane/services/index.js';
+import { SERVICES, type Service } from './services/index.js';
 import {
   cel,
   Condition,
@@ -23,6 +23,7 @@ import {
 import { CONTROLPLANE } from './group.js';
 import { Gateway, PolicySpec } from './service-fields.js';
 import { ownedNameRule } from './owned-names.js';
+import { TRANSPORT_URL_KEY } from './child-names.js';
 
 /** The reference webhook's defaults, named once: the schema, the docs and the tests use them. */
 export const DEFAULTS = {
@@ -187,6 +188,17 @@ const Keystone = Type.Object(
   { description: 'Keystone, projected into the {name}-keystone Keystone CR.' },
 );
 
+/** What each service requires beside it (its descriptor's `requires`), as upstream's webhook refuses it: a rule each. */
+const SERVICE_REQUIREMENT_RULES = SERVICES.flatMap((d) => [
+  ...d.requires.services.map((r) => ({
+    rule: `!has(self.services.${d.name}) || has(self.services.${r.name})`,
+    message: `services.${r.name} is required when services.${d.name} is set: ${r.why}`,
+  })),
+  ...('messaging' in d.requires && d.requires.messaging !== undefined
+    ? [{ rule: `!has(self.services.${d.name}) || (has(self.infrastructure) && has(self.infrastructure.messaging))`, message: `infrastructure.messaging is required when services.${d.name} is set: ${d.requires.messaging}` }]
+    : []),
+]);
+
 /** spec.services.<svc> of every service beside Keystone (src/controlplane/services/), in name order. */
 const SERVICE_SCHEMAS = Object.fromEntries(
   [...SERVICES].sort((a, b) => (a.name < b.name ? -1 : 1)).map((d) => [d.name, Type.Optional(d.schema)]),
@@ -195,15 +207,14 @@ const SERVICE_SCHEMAS = Object.fromEntries(
 
 
 /** The shared message bus: a managed RabbitmqCluster, or a user's Secret with `transport_url`. */
-export const MESSAGING_TRANSPORT_URL_KEY = 'transport_url';
 const Messaging = Type.Object(
   {
     replicas: Type.Optional(
       Int32({ minimum: 1, description: 'Managed mode: the RabbitmqCluster {name}-rabbitmq with this many nodes (odd numbers keep a quorum).' }),
     ),
     secretRef: Type.Optional(
-      SecretRef(`Brownfield mode: the Secret holding the bus URL (key default "${MESSAGING_TRANSPORT_URL_KEY}").`, {
-        default: MESSAGING_TRANSPORT_URL_KEY,
+      SecretRef(`Brownfield mode: the Secret holding the bus URL (key default "${TRANSPORT_URL_KEY}").`, {
+        default: TRANSPORT_URL_KEY,
       }),
     ),
   },
@@ -346,7 +357,7 @@ export const ControlPlaneSpec = Type.Object(
       { description: 'Per-service configuration projected into the service CRs.' },
     ),
   },
-  { description: 'Desired state of a ControlPlane.' },
+  { description: 'Desired state of a ControlPlane.', ...cel(...SERVICE_REQUIREMENT_RULES) } as KubeOptions,
 );
 
 export const ServiceStatus = Type.Object(
@@ -474,11 +485,15 @@ export const ControlPlane = CustomResource(
   'A whole Keystone control plane: MariaDB and Memcached, OpenBao-backed credentials, the Keystone CR, ' +
     'the K-ORC admin application credential and the identity catalog.',
   // At the root, where metadata.name is visible: the clouds.yaml Secret is not a child's name.
-  cel({
-    rule: ownedNameRule('spec.korc.adminCredential.cloudCredentialsRef.secretName'),
-    message: 'cloudCredentialsRef.secretName must not be the name of a child of this ControlPlane (e.g. {name}-keystone-db-credentials)',
-    optionalOldSelf: true,
-  }),
+  cel(
+    {
+      rule: ownedNameRule('spec.korc.adminCredential.cloudCredentialsRef.secretName'),
+      message: 'cloudCredentialsRef.secretName must not be the name of a child of this ControlPlane (e.g. {name}-keystone-db-credentials)',
+      optionalOldSelf: true,
+    },
+    // The services' own rules that need the ControlPlane's name (a Cinder backend's name budget).
+    ...SERVICES.flatMap((d) => ('rootRules' in d && d.rootRules ? d.rootRules : [])),
+  ),
 );
 
 export { CONTROLPLANE };

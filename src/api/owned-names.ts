@@ -3,8 +3,11 @@
 // be one of them, or two stages would desire the same child (the duplicate-child guard answers
 // 500) or ESO would write a Secret the hooks own. The CRD refuses it at admission (a root CEL
 // rule built from the same list) and the KORC stage reports it as InvalidSpec.
-import { childNames, serviceChildNames } from './child-names.js';
-import { SERVICES } from '../controlplane/services/index.js';
+import { accountNames, childNames, serviceChildNames } from './child-names.js';
+import { SERVICES } from './services/index.js';
+
+/** The accounts of a service: its own ('') and its extra ones. */
+const accountKeys = (d: (typeof SERVICES)[number]) => ['', ...(d.extraAccounts ?? []).map((a) => a.key)];
 
 /**
  * The suffixes appended to the ControlPlane name, e.g. `-keystone-db-credentials`: the Keystone
@@ -15,7 +18,12 @@ export const OWNED_NAME_SUFFIXES: readonly string[] = [
   ...Object.values(childNames('')),
   ...SERVICES.flatMap((d) => {
     const n = serviceChildNames('', d.name);
-    return [...d.databases.map((db) => n.dbCredentialsOf(db.infix)), n.password];
+    return [
+      ...d.databases.map((db) => n.dbCredentialsOf(db.infix)),
+      ...accountKeys(d).map((key) => accountNames('', d.name, key).password),
+      ...(d.messaging ? [n.messaging] : []),
+      ...(d.generatedSecrets ?? []).map((g) => n.generated(g.name)),
+    ];
   }),
 ];
 
@@ -23,7 +31,7 @@ export const OWNED_NAME_SUFFIXES: readonly string[] = [
  * The prefixes of name families appended to the ControlPlane name: a service user's rotated
  * password Secrets `-<svc>-service-user-v2`, `-v3`, … (services/password-rotation.ts).
  */
-export const OWNED_NAME_PREFIXES: readonly string[] = SERVICES.map((d) => `${serviceChildNames('', d.name).password}-v`);
+export const OWNED_NAME_PREFIXES: readonly string[] = SERVICES.flatMap((d) => accountKeys(d).map((key) => `${accountNames('', d.name, key).password}-v`));
 
 /** A problem message when `name` is a child name of ControlPlane `cp`, else undefined. */
 export function ownedNameProblem(cp: string, name: string): string | undefined {

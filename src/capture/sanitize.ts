@@ -60,7 +60,7 @@ export class Sanitizer {
     // A Secret's whole-data digest (a PushSecret's trigger): what it is of the sanitised data.
     for (const secret of table.secretObjects) {
       const data = secret.data as JsonObject;
-      const mapped = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' ? this.secretValue(v, true, table) : v]));
+      const mapped = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' ? this.secretValue(k, v, true, table) : v]));
       table.derived.set(sourceDigest(secret), sourceDigest({ data: mapped }));
     }
     table.seal();
@@ -99,7 +99,8 @@ export class Sanitizer {
       for (const [field, decode] of [['data', true], ['stringData', false]] as const) {
         const map = value[field];
         if (!isObject(map)) continue;
-        for (const [k, v] of Object.entries(map)) if (typeof v === 'string') this.learnSecretValue(decode ? unb64(v) : v, !IDENTIFIER_KEYS.has(k), table);
+        // An identifier (a user or host name, a port) is no secret: it stays as it is.
+        for (const [k, v] of Object.entries(map)) if (typeof v === 'string' && !IDENTIFIER_KEYS.has(k)) this.learnSecretValue(decode ? unb64(v) : v, true, table);
       }
     }
     for (const v of Object.values(value)) this.learn(v, table, embedded);
@@ -115,7 +116,7 @@ export class Sanitizer {
       Object.entries(value).map(([k, v]) => {
         if (secret && (k === 'data' || k === 'stringData') && isObject(v)) {
           const encoded = k === 'data';
-          return [k, Object.fromEntries(Object.entries(v).map(([dk, dv]) => [dk, typeof dv === 'string' ? this.secretValue(dv, encoded, table) : dv]))];
+          return [k, Object.fromEntries(Object.entries(v).map(([dk, dv]) => [dk, typeof dv === 'string' ? this.secretValue(dk, dv, encoded, table) : dv]))];
         }
         return [k, this.rewrite(v, table, embedded)];
       }),
@@ -123,8 +124,9 @@ export class Sanitizer {
     return syncedAsRewritten(value, out);
   }
 
-  /** A Secret data value: its mapped form, or (never learnt) a placeholder all the same. */
-  private secretValue(raw: string, encoded: boolean, table: Table): string {
+  /** A Secret data value under `key`: an identifier as it is, else its mapped form, or (never learnt) a placeholder all the same. */
+  private secretValue(key: string, raw: string, encoded: boolean, table: Table): string {
+    if (IDENTIFIER_KEYS.has(key)) return raw;
     const text = encoded ? unb64(raw) : raw;
     const mapped = table.exact.get(text) ?? this.placeholder(text);
     return encoded ? b64(mapped) : mapped;

@@ -10,8 +10,14 @@ import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from '../memo.js';
 /** Values shorter than this are replaced only where they stand whole, never inside other text. */
 export const MIN_SECRET_LENGTH = 6;
 
-/** Secret data keys whose values are identifiers (an account or database name), not secrets. */
-export const IDENTIFIER_KEYS: ReadonlySet<string> = new Set(['username', 'user', 'database', 'host', 'hostname', 'port']);
+/**
+ * Secret data keys whose values are identifiers (an account or database name, where a server is),
+ * not secrets; `type`, `provider` and `scheme` are the service-binding keys the RabbitMQ cluster
+ * operator writes beside the default user's credentials (`rabbitmq`, `rabbitmq-cluster-operator`,
+ * `amqp`: rabbitmq/cluster-operator internal/resource/default_user_secret.go), words that stand in
+ * other objects' names and kinds.
+ */
+export const IDENTIFIER_KEYS: ReadonlySet<string> = new Set(['username', 'user', 'database', 'host', 'hostname', 'port', 'type', 'provider', 'scheme']);
 
 /** clouds.yaml auth fields that identify (where, who, which project); every other one is secret. */
 export const CLOUD_IDENTIFIER_FIELDS: ReadonlySet<string> = new Set([

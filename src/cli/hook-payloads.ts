@@ -96,10 +96,29 @@ export const SERVICES: Obj = {
   },
 };
 
+/**
+ * The compute cloud (issue 39): Keystone and the five services beside it on a managed bus, Neutron
+ * on the OVNCentral `openstack-ovn`, Cinder with one NFS backend (docs/architecture.md §2.13; the
+ * e2e suite derives its own from it).
+ */
+export const CLOUD: Obj = {
+  metadata: { name: 'keystone', namespace: 'openstack-cloud' },
+  spec: {
+    ...SERVICES.spec,
+    services: {
+      ...SERVICES.spec.services,
+      neutron: { replicas: 2, ovn: { centralRef: { name: 'openstack-ovn' } } },
+      cinder: { replicas: { api: 2 }, backends: [{ name: 'nfs-1', type: 'NFS', nfs: { server: 'nfs.example.com', path: '/exports/cinder' } }] },
+      nova: { replicas: { api: 2, scheduler: 2, conductor: 2 } },
+    },
+  },
+};
+
 export const RUNS: Run[] = [
   { name: 'managed', controlPlane: MANAGED, phases: ['converge', 'duplicate', 'remove-duplicate', 'rotate-password', 'remint', 'outage', 'recover', 'delete'] },
   { name: 'brownfield', controlPlane: BROWNFIELD, phases: ['converge', 'delete'] },
   { name: 'services', controlPlane: SERVICES, phases: ['converge', 'rotate-service-password', 'delete'], hooks: ['controlplane-sync', 'controlplane-finalize', 'controlplane-customize', 'credentialrotation-sync', 'credentialrotation-customize'] },
+  { name: 'cloud', controlPlane: CLOUD, phases: ['converge', 'upgrade', 'delete'], hooks: ['controlplane-sync', 'controlplane-finalize', 'controlplane-customize'] },
   {
     name: 'aggregate',
     controlPlane: MANAGED,
@@ -185,7 +204,7 @@ export async function renderHookPayloads(): Promise<Map<string, string>> {
       const captured: CapturedCall = { hook: call.path, clock: call.at.toISOString(), randomSeed: HOOKS_SEED, request, response: undefined };
       captured.response = await replayCaptured(captured);
       if (reasons(captured.response) !== reasons(original)) {
-        throw new Error(`${file}: the sanitised request replays to other conditions than the original call`);
+        throw new Error(`${file}: the sanitised request replays to other conditions than the original call: ${reasons(captured.response)} vs ${reasons(original)}`);
       }
       files.set(file, `${JSON.stringify(captured, null, 2)}\n`);
     }

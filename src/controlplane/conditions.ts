@@ -1,11 +1,9 @@
 // Condition types, reasons and requeue intervals of the ControlPlane, exactly as the upstream contract names
 // them (docs/architecture.md §7), defined once. The types below derive from the constants,
-// so a stage can only name a condition type or reason that is defined here.
-// The services' condition types and reasons are derived from their titles (services/index.ts).
+// so a stage can only name a condition type or reason that is defined here. The services'
+// condition types and reasons derive from their facts (src/api/services/).
 import type { ConditionDecision } from '../k8s/conditions.js';
-import { SERVICES, type PartKindName } from './services/index.js';
-
-type Service = (typeof SERVICES)[number];
+import { SERVICE_CONDITION, SERVICE_CONDITIONS, SERVICE_REASON } from '../api/services/index.js';
 
 /** The seven conditions of the Keystone chain, in the seed's stage order. */
 const CHAIN_CONDITION = {
@@ -18,9 +16,6 @@ const CHAIN_CONDITION = {
   Catalog: 'CatalogReady',
 } as const;
 
-/** Each service's condition, keyed by its title: `Placement: 'PlacementReady'`. */
-const SERVICE_CONDITION = Object.fromEntries(SERVICES.map((d) => [d.title, d.conditionType])) as { [D in Service as D['title']]: D['conditionType'] };
-
 export const CONDITION = {
   ...CHAIN_CONDITION,
   ...SERVICE_CONDITION,
@@ -32,21 +27,16 @@ export const CONDITION = {
 /** A ControlPlane condition type: one of CONDITION's values. */
 export type ConditionType = (typeof CONDITION)[keyof typeof CONDITION];
 
+/** A condition a stage owns: one of the sub-conditions. */
+export type SubConditionType = (typeof CHAIN_CONDITION)[keyof typeof CHAIN_CONDITION] | (typeof SERVICE_CONDITIONS)[number];
+
 /**
  * The sub-conditions the Ready aggregate requires, in the seed's reconcile order: the seven of
- * the Keystone chain, then one per service beside Keystone (True/`<Svc>NotManaged` when not
- * declared, so the set is the same in every mode, docs/architecture.md §2.13).
+ * the Keystone chain, then one per service beside Keystone, a service's reference (OVNReady) right
+ * before it (True/`<Svc>NotManaged` when not declared, so the set is the same in every mode,
+ * docs/architecture.md §2.13).
  */
-/** A condition a stage owns: one of the sub-conditions. */
-export type SubConditionType = (typeof CHAIN_CONDITION)[keyof typeof CHAIN_CONDITION] | Service['conditionType'];
-
-export const SUB_CONDITIONS: readonly SubConditionType[] = [...Object.values(CHAIN_CONDITION), ...SERVICES.map((d) => d.conditionType)];
-
-/** Each service's own reasons (`PlacementNotManaged`, `WaitingForPlacement`, `PlacementReady`, `PlacementError`) and its parts' (`GlanceBackendError`). */
-type ServiceReason = Service['reasons'][keyof Service['reasons']] | `${PartKindName}Error`;
-const SERVICE_REASON = Object.fromEntries(
-  SERVICES.flatMap((d) => [...Object.values(d.reasons), ...d.partKinds.map((k) => `${k.kind}Error`)]).map((r) => [r, r]),
-) as { [R in ServiceReason]: R };
+export const SUB_CONDITIONS: readonly SubConditionType[] = [...Object.values(CHAIN_CONDITION), ...SERVICE_CONDITIONS];
 
 const CHAIN_REASON = {
   // Ready aggregate and duplicate guard
@@ -121,6 +111,9 @@ const CHAIN_REASON = {
   WaitingForServicePasswordBackup: 'WaitingForServicePasswordBackup',
   RotatingServicePassword: 'RotatingServicePassword',
   WaitingForServiceCatalog: 'WaitingForServiceCatalog',
+  // the bus URL of a service on the shared bus (services/messaging.ts)
+  WaitingForMessagingCredentials: 'WaitingForMessagingCredentials',
+  ServiceMessagingError: 'ServiceMessagingError',
   ServiceCatalogFailed: 'ServiceCatalogFailed',
   ServiceDeletionBlocked: 'ServiceDeletionBlocked',
   ServiceDeleting: 'ServiceDeleting',

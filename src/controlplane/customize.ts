@@ -3,7 +3,8 @@
 // generation, so it depends on the spec only.
 import type { ControlPlaneParent, CustomizeHookResponse, RelatedResourceRule } from '../api/hooks.js';
 import { isObjectName, stringAt } from '../k8s/read.js';
-import { CLUSTER_SECRET_STORE, rabbitmqName } from './names.js';
+import { CLUSTER_SECRET_STORE, rabbitmqDefaultUserSecret, rabbitmqName } from './names.js';
+import { SERVICES, hasReference } from '../api/services/index.js';
 import { effectiveAdminPasswordRef, isManagedCache, isManagedDatabase, readSpec } from './spec.js';
 import { GVK } from '../k8s/kinds.js';
 
@@ -16,11 +17,16 @@ export function customizeControlPlane(parent: ControlPlaneParent): CustomizeHook
   const rules: RelatedResourceRule[] = [];
 
   const messaging = spec.infrastructure?.messaging;
+  const declared = SERVICES.filter((d) => spec.services?.[d.name] !== undefined && spec.services?.[d.name] !== null);
+  const onTheBus = declared.some((d) => d.messaging);
   const secretNames = unique([
     effectiveAdminPasswordRef(spec, cp).name,
     stringAt(spec, 'korc', 'adminCredential', 'cloudCredentialsRef', 'secretName'),
-    // Brownfield messaging: the user's bus Secret (its presence and key are checked, docs/architecture.md §2.3).
+    // Brownfield messaging: the user's bus Secret (its presence and key are checked, docs/architecture.md §2.3;
+    // a service on the bus copies its URL, services/messaging.ts).
     messaging?.secretRef?.name,
+    // Managed messaging with a service on the bus: the RabbitmqCluster's default-user Secret its URL is built from.
+    messaging && messaging.secretRef === undefined && onTheBus ? rabbitmqDefaultUserSecret(cp) : undefined,
   ]);
   if (secretNames.length > 0) rules.push({ ...GVK.Secret.rule, namespace: ns, names: secretNames });
 
@@ -35,6 +41,12 @@ export function customizeControlPlane(parent: ControlPlaneParent): CustomizeHook
   // Managed messaging: an unowned RabbitmqCluster of the child's name is adopted (as the MariaDB).
   if (messaging && messaging.secretRef === undefined && isObjectName(rabbitmqName(cp))) {
     rules.push({ ...GVK.RabbitmqCluster.rule, namespace: ns, names: [rabbitmqName(cp)] });
+  }
+
+  // What a declared service reads and does not own (Neutron's OVNCentral), by name.
+  for (const d of declared.filter(hasReference)) {
+    const name = stringAt(spec.services?.[d.name], ...d.reference.refPath);
+    if (isObjectName(name)) rules.push({ ...d.reference.kind.rule, namespace: ns, names: [name] });
   }
 
   return { relatedResources: rules };

@@ -18,7 +18,7 @@ import { carriedRollout } from './rollout/rollout.js';
 import { credentialStatus } from './credential/credential-status.js';
 import { controlPlaneRef, type ControlPlaneRef } from './ref.js';
 import type { HookEvent } from '../events.js';
-import { SERVICE_KINDS } from './services/index.js';
+import { SERVICES, SERVICE_KINDS } from '../api/services/index.js';
 
 /**
  * Deletion order: the catalog entries and the services' role assignments first (their deletion
@@ -37,6 +37,12 @@ export const TEARDOWN_GROUPS: readonly (readonly KindInfo[])[] = [
 
 /** The service CRs, removed after every K-ORC object and before Keystone and infrastructure (docs/architecture.md §4.1). */
 export const SERVICE_CR_KINDS: readonly KindInfo[] = SERVICE_KINDS;
+
+/**
+ * The service CRs (and their parts) in the order they go: the reverse of SERVICES, so a service goes
+ * before the services it depends on (Nova before Cinder, Neutron, Placement and Glance).
+ */
+export const SERVICE_TEARDOWN_ORDER: readonly (readonly KindInfo[])[] = [...SERVICES].reverse().map((d) => [d.kind, ...d.partKinds]);
 
 const sameKind = (k: KindInfo, obj: KubeObject) => k.apiVersion === obj.apiVersion && k.kind === obj.kind;
 const isOrcKind = (obj: KubeObject) => TEARDOWN_GROUPS.some((g) => g.some((k) => sameKind(k, obj)));
@@ -124,13 +130,16 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
   const everythingAsIs = children.all().map(keepAsIs);
 
   if (orc.length === 0) {
-    // Then the service CRs, while Keystone and the infrastructure they use are still up.
+    // Then the service CRs, while Keystone and the infrastructure they use are still up: one
+    // service at a time, each before the services it depends on.
     const serviceCrs = children.all().filter(isServiceCr);
     if (serviceCrs.length > 0) {
-      const released = new Set(serviceCrs.filter((o) => !isTerminating(o)).map(identity));
+      const current = SERVICE_TEARDOWN_ORDER.map((kinds) => serviceCrs.filter((o) => kinds.some((k) => sameKind(k, o)))).find((group) => group.length > 0) ?? serviceCrs;
+      const released = new Set(current.filter((o) => !isTerminating(o)).map(identity));
       const out = keepObserved([], children, released);
       assertKeepsObserved(out, children, released);
-      const message = `Every K-ORC object is gone; deleting the service CRs before Keystone and the infrastructure: waiting for ${serviceCrs.map(label).join(', ')}`;
+      const later = serviceCrs.filter((o) => !current.includes(o));
+      const message = `Every K-ORC object is gone; deleting the service CRs before Keystone and the infrastructure, each before what it depends on: waiting for ${current.map(label).join(', ')}${later.length > 0 ? `; then ${later.map(label).join(', ')}` : ''}`;
       return { status: status(korc('False', REASON.FinalizingORC, message)), children: out, resyncAfterSeconds: REQUEUE.korc, finalized: false };
     }
     return {

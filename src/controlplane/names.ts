@@ -53,9 +53,9 @@ export function keystoneInternalUrl(ns: string, cp: string): string {
   return `http://${childNames(cp).keystone}.${ns}.svc:5000/v3`;
 }
 
-import { childNames, rabbitmqName, sharedServiceAccountNames, serviceChildNames } from '../api/child-names.js';
+import { TRANSPORT_URL_KEY, accountNames, childNames, rabbitmqName, sharedServiceAccountNames, serviceChildNames } from '../api/child-names.js';
 
-export { childNames, rabbitmqName, sharedServiceAccountNames, serviceChildNames };
+export { TRANSPORT_URL_KEY, accountNames, childNames, rabbitmqName, sharedServiceAccountNames, serviceChildNames };
 
 /**
  * The OpenStack project and role every service user is given. `keystone-manage bootstrap` (what
@@ -69,6 +69,14 @@ export const OPENSTACK_SERVICE_ACCOUNT = { project: 'service', role: 'service' }
 /** On the ControlPlane: `c5c3.io/allow-<svc>-deletion: "true"` lets a removed service's children go. */
 export const allowDeletionAnnotation = (svc: string) => `c5c3.io/allow-${svc}-deletion`;
 
+/**
+ * The RabbitMQ cluster operator's Secret of a RabbitmqCluster's default user: `<cluster>-default-user`
+ * with keys username, password, host, port (rabbitmq/cluster-operator internal/resource/
+ * default_user_secret.go: `ChildResourceName(DefaultUserSecretName)`, `DefaultUserSecretName =
+ * "default-user"`). The services' transport URLs are built from it (services/messaging.ts).
+ */
+export const rabbitmqDefaultUserSecret = (cp: string) => `${rabbitmqName(cp)}-default-user`;
+
 /** Secret key of the service user's password (`{cp}-<svc>-service-user`). */
 export const SERVICE_PASSWORD_KEY = 'password';
 
@@ -79,6 +87,8 @@ export function serviceRemoteKeys(ns: string, cp: string, svc: string) {
     /** The DB credential of one of its databases: `infix` '' is the main one. */
     dbOf: (infix: string) => (infix === '' ? `openstack/${svc}/${ns}/${cp}/db` : `openstack/${svc}/${ns}/${cp}/${infix}-db`),
     password: `openstack/${svc}/${ns}/${cp}/service-user`,
+    /** The password of one of its accounts: `key` '' is the service's own. */
+    accountPassword: (key: string) => (key === '' ? `openstack/${svc}/${ns}/${cp}/service-user` : `openstack/${svc}/${ns}/${cp}/${key}-service-user`),
   };
 }
 

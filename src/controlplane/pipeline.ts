@@ -16,8 +16,9 @@ import { korcStage } from './stages/korc.js';
 import { adminCredentialStage } from './stages/admin-credential.js';
 import { catalogStage } from './stages/catalog.js';
 import { invalidSpec } from './stages/invalid-spec.js';
-import { SERVICES } from './services/index.js';
+import { SERVICES, hasReference } from '../api/services/index.js';
 import { serviceStage } from './services/stage.js';
+import { referenceStage } from './services/reference.js';
 import { trackUnapplied, type Unapplied, type UnappliedChild } from './unapplied.js';
 import { recordingInput, stageComputed, type StageMemo, type StageReads } from './stage-memo.js';
 import { withinChildLimits } from './child-limits.js';
@@ -30,7 +31,8 @@ export const STAGE_TABLE: readonly Stage[] = [
   korcStage, // gate: admin password readable          → KORCReady
   adminCredentialStage, // gate: KORCReady             → AdminCredentialReady
   catalogStage, // gate: AdminCredentialReady          → CatalogReady
-  ...SERVICES.map((d) => serviceStage(d, SERVICES)), // siblings, gate: KeystoneReady → <Svc>Ready (services/)
+  // siblings, gate: KeystoneReady → <Svc>Ready (services/); a service's reference (OVNReady) right before it
+  ...SERVICES.flatMap((d) => [...(hasReference(d) ? [referenceStage(d, d.reference)] : []), serviceStage(d)]),
 ];
 
 /** Per-stage measurement, for the seed's metrics. */

@@ -50,6 +50,8 @@ export interface StageInput {
     holdReMint?: string;
     /** The release the services beside Keystone project (the running one until UpdatingServices). */
     servicesRelease?: string;
+    /** UpdatingServices: the release the services leave, one by one in SERVICES order (rollout/rollout.ts). */
+    servicesFrom?: string;
   };
 }
 

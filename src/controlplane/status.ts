@@ -6,8 +6,9 @@ import type { ControlPlaneSpec } from '../api/controlplane.js';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
 import type { CredentialStatus } from './credential/credential-status.js';
 import { CONDITION, READY_MESSAGE, REASON, SERVICES_READY_MESSAGE, SUB_CONDITIONS, type Decision } from './conditions.js';
-import { SERVICES, type Service } from './services/index.js';
-import { notManaged } from './services/descriptor.js';
+import { SERVICES, hasReference, referenceCondition, type Service } from '../api/services/index.js';
+import { notManaged } from './services/projection.js';
+import { referenceNotManaged } from './services/reference.js';
 import type { ControlPlaneRef } from './ref.js';
 import type { UnappliedChild } from './unapplied.js';
 import { rolloutStatusFields } from './rollout/rollout-state.js';
@@ -22,6 +23,16 @@ export function readyDecision(conditions: ReadonlyMap<string, Condition>): Decis
 }
 
 const isDeclared = (spec: ControlPlaneSpec, d: Service) => spec.services?.[d.name] !== undefined;
+
+/** The NotManaged condition of `type` when it is an undeclared service's or its reference's. */
+function notManagedDecision(type: string, spec: ControlPlaneSpec): Decision | undefined {
+  for (const d of SERVICES) {
+    if (isDeclared(spec, d)) continue;
+    if (d.conditionType === type) return notManaged(d);
+    if (hasReference(d) && referenceCondition(d.reference) === type) return referenceNotManaged(d, d.reference);
+  }
+  return undefined;
+}
 
 /** ServicesReady (seed 002): True when every declared service beside Keystone is Ready (or none is declared). */
 export function servicesReadyDecision(spec: ControlPlaneSpec, conditions: ReadonlyMap<string, Condition>): Decision {
@@ -56,12 +67,11 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
   const current = new Map<string, Condition>();
   for (const type of SUB_CONDITIONS) {
     let c = input.decided.get(type) ?? input.previous.get(type);
-    // A service that is not declared is NotManaged from the first answer on, whether or not its
-    // stage was reached: the condition set is the same in every mode (docs/architecture.md §2.13).
-    const svc = c === undefined ? SERVICES.find((d) => d.conditionType === type) : undefined;
-    if (svc && !isDeclared(input.spec, svc)) {
-      c = decideCondition(type, notManaged(svc), undefined, input.cp.generation, input.now);
-    }
+    // A service that is not declared (and the reference of one) is NotManaged from the first answer
+    // on, whether or not its stage was reached: the condition set is the same in every mode
+    // (docs/architecture.md §2.13).
+    const idle = c === undefined ? notManagedDecision(type, input.spec) : undefined;
+    if (idle) c = decideCondition(type, idle, undefined, input.cp.generation, input.now);
     if (c) current.set(type, c);
   }
   const servicesReady = decideCondition(CONDITION.Services, servicesReadyDecision(input.spec, current), input.previous.get(CONDITION.Services), input.cp.generation, input.now);

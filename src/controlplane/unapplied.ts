@@ -12,8 +12,8 @@ import { at, isObject } from '../k8s/read.js';
 import { CONDITION, REASON, TIMEOUT_SECONDS, type Decision, type Reason, type SubConditionType } from './conditions.js';
 import { formatTime, secondsSince } from '../k8s/conditions.js';
 import { GVK } from '../k8s/kinds.js';
-import { SERVICES } from './services/index.js';
-import { partErrorReason } from './services/descriptor.js';
+import { SERVICES } from '../api/services/index.js';
+import { partErrorReason } from '../api/services/facts.js';
 
 const KORC_API_VERSION = GVK.User.apiVersion;
 

@@ -17,8 +17,8 @@ import { childNames } from '../controlplane/names.js';
 import { publishedCredential } from '../controlplane/credential/slots.js';
 import { ADMIN_AC_TARGET, SERVICE_USER_TARGET, honours, latchedAt, lists, requestKey, type LatchedRequest } from '../controlplane/credential/rotation-requests.js';
 import { isAvailableUpToDate } from '../k8s/orc.js';
-import { serviceChildNames } from '../api/child-names.js';
-import { SERVICE_NAMES } from '../controlplane/services/index.js';
+import { accountNames } from '../api/child-names.js';
+import { SERVICES } from '../api/services/index.js';
 import { formatTime } from '../k8s/conditions.js';
 import type { HookEvent } from '../events.js';
 import { ROTATION_CONDITION, ROTATION_REASON, ROTATION_WAIT_SECONDS } from './conditions.js';
@@ -56,10 +56,14 @@ function theControlPlane(cr: CredentialRotationParent, cps: KubeObject[]): KubeO
 
 const isVerdict = (x: KubeObject | Verdict): x is Verdict => 'ready' in x;
 
-/** The K-ORC User names of the services the ControlPlane declares. */
+/** The K-ORC User names of the accounts of the services the ControlPlane declares (an extra account while the service it is for is declared). */
 function serviceUsers(cp: KubeObject): string[] {
   const services = (at(cp, 'spec', 'services') ?? {}) as Record<string, unknown>;
-  return SERVICE_NAMES.filter((svc) => services[svc] !== undefined && services[svc] !== null).map((svc) => serviceChildNames(cp.metadata.name, svc).user);
+  const declared = (svc: string) => services[svc] !== undefined && services[svc] !== null;
+  return SERVICES.filter((d) => declared(d.name)).flatMap((d) => [
+    accountNames(cp.metadata.name, d.name, '').user,
+    ...(d.extraAccounts ?? []).filter((a) => declared(a.whileService)).map((a) => accountNames(cp.metadata.name, d.name, a.key).user),
+  ]);
 }
 
 /**

@@ -2,8 +2,8 @@
 // them, the plural resource for customize rules and metacontroller/ objects, and the group key
 // Metacontroller uses in `children` / `related` (docs/architecture.md §1.4).
 import { CONTROLPLANE, CREDENTIALROTATION, SECRETAGGREGATE } from '../api/group.js';
-import { SERVICE_KINDS } from '../controlplane/services/index.js';
-import { kind, type KindInfo } from './kind-info.js';
+import { REFERENCE_KINDS, SERVICE_KINDS } from '../api/services/index.js';
+import { kind, type KindInfo } from '../api/kind-info.js';
 
 export type { KindInfo };
 
@@ -29,8 +29,8 @@ export const GVK = {
   SecretAggregate: kind(SECRETAGGREGATE.apiVersion, SECRETAGGREGATE.kind, SECRETAGGREGATE.plural),
 } as const;
 
-/** Every kind the hooks know: GVK's and the services' CR and part kinds. */
-export const KNOWN_KINDS: readonly KindInfo[] = [...Object.values(GVK), ...SERVICE_KINDS];
+/** Every kind the hooks know: GVK's, the services' CR and part kinds, and the kinds services read (OVNCentral). */
+export const KNOWN_KINDS: readonly KindInfo[] = [...Object.values(GVK), ...SERVICE_KINDS, ...REFERENCE_KINDS];
 
 /** The cluster-scoped kinds among those the hooks read (everything else is namespaced). */
 export const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set(['ClusterSecretStore', 'Namespace']);

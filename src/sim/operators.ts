@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
 import { ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
-import { SERVICES, type Service, type ServiceName } from '../controlplane/services/index.js';
+import { SERVICES, type Service, type ServiceName } from '../api/services/index.js';
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
@@ -490,8 +490,40 @@ function korc(w: World): void {
 /** The RabbitMQ cluster operator: AllReplicasReady (it writes no Ready condition) and observedGeneration. */
 function rabbitmq(w: World): void {
   for (const o of w.cluster.list((x) => x.kind === 'RabbitmqCluster' && live(x))) {
-    w.cluster.updateStatus(refOf(o), rabbitmqStatusOf(o, !w.down.has(labelOf(o)), w.cluster.now()), 'rabbitmq-cluster-operator');
+    // The default user's Secret `<name>-default-user` (rabbitmq/cluster-operator internal/resource/
+    // default_user_secret.go: keys username, password, host `<name>-client.<ns>.svc`, port 5672, …),
+    // created once, before the cluster reports ready.
+    const ns = o.metadata.namespace;
+    const secret = `${o.metadata.name}-default-user`;
+    if (!w.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: secret })) {
+      const values = { username: `sim-rabbit-user-${o.metadata.name}`, password: `sim-rabbit-Passw0rd/${o.metadata.name}`, host: `${o.metadata.name}-client.${ns}.svc`, port: '5672', type: 'rabbitmq', provider: 'rabbitmq-cluster-operator' };
+      w.cluster.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: secret, namespace: ns }, type: 'Opaque', data: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, b64(v)])) }, 'rabbitmq-cluster-operator');
+    }
+    w.cluster.updateStatus(refOf(o), { ...rabbitmqStatusOf(o, !w.down.has(labelOf(o)), w.cluster.now()), defaultUser: { secretReference: { name: secret, keys: { username: 'username', password: 'password' } } } }, 'rabbitmq-cluster-operator');
   }
+}
+
+/**
+ * The OVN operator, for the OVNCentrals a platform team runs beside the ControlPlane (never one of
+ * its children): Ready at its generation with its databases' internal addresses and the client
+ * Secret (C5C3/cobaltcore docs/reference/ovn/ovn-central-crd.md §Status @ 1680aca9), unless down.
+ */
+function ovnCentrals(w: World): void {
+  for (const o of w.cluster.list((x) => x.kind === 'OVNCentral' && live(x))) {
+    w.cluster.updateStatus(refOf(o), ovnCentralStatusOf(o, !w.down.has(labelOf(o)), w.cluster.now()), 'ovn-operator');
+  }
+}
+
+/** An OVNCentral's status: Ready (or not) with the northbound and southbound internal addresses and the client Secret. */
+export function ovnCentralStatusOf(o: Obj, up: boolean, now: Date): Obj {
+  const db = (port: number) => ({ internalDbAddress: `ssl:${o.metadata.name}-${port === 6641 ? 'nb' : 'sb'}.${o.metadata.namespace}.svc:${port}`, readyReplicas: up ? 3 : 0 });
+  return {
+    observedGeneration: o.metadata.generation,
+    conditions: [condition(o.status, 'Ready', up, up ? 'AllReady' : 'NotAllReady', up ? 'OVN central is ready' : 'OVN central is down', now, o.metadata.generation)],
+    northbound: db(6641),
+    southbound: db(6642),
+    clientSecretName: `${o.metadata.name}-client`,
+  };
 }
 
 /** A RabbitmqCluster's status: AllReplicasReady (no Ready condition) and observedGeneration. */
@@ -526,13 +558,22 @@ function serviceOperator(d: Service): (w: World) => void {
         const db = o.spec[block.field] ?? {};
         if (db.secretRef && secretValue(w, ns, db.secretRef.name, db.secretRef.key ?? 'password') === undefined) missing.push(`Secret ${db.secretRef.name}`);
       }
+      // Every other Secret it names: the bus URL, the metadata shared secret (upstream's operators
+      // wait for them: SecretsReady=False/WaitingForMessagingCredentials, WaitingForMetadataSharedSecret).
+      for (const ref of [o.spec.messaging?.secretRef, o.spec.metadata?.sharedSecretRef]) {
+        if (ref && secretValue(w, ns, ref.name, ref.key) === undefined) missing.push(`Secret ${ref.name} key ${ref.key}`);
+      }
+      const central = o.spec.ovn?.centralRef;
+      if (central && !isReady(w.cluster.get({ apiVersion: 'ovn.openstack.c5c3.io/v1alpha1', kind: 'OVNCentral', namespace: central.namespace ?? ns, name: central.name }))) missing.push(`OVNCentral ${central.name} Ready`);
       for (const [k, ref] of [['MariaDB', o.spec.database?.clusterRef], ['Memcached', o.spec.cache?.clusterRef]] as const) {
         if (ref && !isReady(w.cluster.list((x) => x.kind === k && x.metadata.namespace === ns && x.metadata.name === ref.name)[0])) missing.push(`${k} ${ref.name} Ready`);
       }
       if (!w.cluster.list((k) => k.kind === 'Keystone' && k.metadata.namespace === ns).some(isReady)) missing.push('Keystone');
-      const user = o.spec.serviceUser ?? {};
-      const password = secretValue(w, ns, user.secretRef?.name, user.secretRef?.key ?? 'password');
-      if (password === undefined || w.openstack.users.get(user.username) !== password) missing.push(`service user ${user.username} to authenticate`);
+      // Its service user, and Neutron's notifier account for Nova, authenticate with their passwords.
+      for (const user of [o.spec.serviceUser ?? {}, ...(o.spec.nova?.serviceUser ? [o.spec.nova.serviceUser] : [])]) {
+        const password = secretValue(w, ns, user.secretRef?.name, user.secretRef?.key ?? 'password');
+        if (password === undefined || w.openstack.users.get(user.username) !== password) missing.push(`service user ${user.username} to authenticate`);
+      }
       for (const k of d.partKinds) {
         const attached = (p: Obj) => p.kind === k.kind && p.metadata.namespace === ns && p.spec?.[k.ref]?.name === o.metadata.name;
         if (!w.cluster.list((p) => attached(p) && isReady(p)).length) missing.push(`a Ready ${k.kind}`);
@@ -589,6 +630,8 @@ export function healthyStatusOf(o: Obj, now: Date, id?: string): Obj | undefined
       return pushedStatusOf(o, now);
     case 'RabbitmqCluster':
       return rabbitmqStatusOf(o, true, now);
+    case 'OVNCentral':
+      return ovnCentralStatusOf(o, true, now);
     default: {
       const svc = SERVICES.find((d) => d.kind.kind === o.kind);
       if (svc) return serviceStatusOf(o, [], now);
@@ -605,6 +648,7 @@ export const OPERATORS = {
   keystone: keystones,
   'k-orc': korc,
   rabbitmq,
+  ovn: ovnCentrals,
   // One per service beside Keystone, in SERVICES order.
   ...(Object.fromEntries(SERVICES.map((d) => [d.name, serviceOperator(d)])) as Record<ServiceName, (w: World) => void>),
 } as const;

@@ -14,7 +14,7 @@ import { TAKEOVER_PHASES } from './takeover-phases.js';
 import { UPGRADE_PHASES } from './upgrade-phases.js';
 import { SCHEDULED_PHASES } from './scheduled-phases.js';
 import { SERVICE_PHASES } from './service-phases.js';
-import { SERVICE_KINDS } from '../controlplane/services/index.js';
+import { SERVICES, SERVICE_KINDS } from '../api/services/index.js';
 
 const mints = (ctx: PhaseContext) => ctx.sim.world.openstack.mints.length - ctx.startMints;
 
@@ -146,10 +146,20 @@ export const PHASES: Record<string, Phase> = {
       const firstInfra = changes.findIndex((c) => (c.verb === 'deleting' || c.verb === 'deleted') && INFRASTRUCTURE_KINDS.has(c.object.split('/')[0]!));
       const problems = lastKorc > firstInfra && firstInfra >= 0 ? ['Keystone or infrastructure was deleted before the K-ORC objects were gone'] : [];
       // The service CRs go after the K-ORC objects and before Keystone and the infrastructure.
-      const firstService = changes.findIndex((c) => c.verb === 'deleting' && SERVICE_KIND_NAMES.has(c.object.split('/')[0]!));
+      const firstService = changes.findIndex((c) => (c.verb === 'deleting' || c.verb === 'deleted') && SERVICE_KIND_NAMES.has(c.object.split('/')[0]!));
       const lastService = changes.findLastIndex((c) => c.verb === 'deleted' && SERVICE_KIND_NAMES.has(c.object.split('/')[0]!));
       if (firstService >= 0 && firstService < lastKorc) problems.push('a service CR was deleted before the K-ORC objects were gone');
       if (lastService >= 0 && firstInfra >= 0 && lastService > firstInfra) problems.push('Keystone or infrastructure was deleted before the service CRs were gone');
+      // One service at a time, each before what it depends on: the reverse of SERVICES.
+      // (An object without finalizers goes at once: `deleted` with no `deleting` before it.)
+      const isKind = (kind: string) => (c: { object: string }) => c.object.split('/')[0] === kind;
+      const started = (kind: string) => changes.findIndex((c) => (c.verb === 'deleting' || c.verb === 'deleted') && isKind(kind)(c));
+      const gone = (kind: string) => changes.findLastIndex((c) => c.verb === 'deleted' && isKind(kind)(c));
+      const deleted = SERVICES.filter((d) => started(d.kind.kind) >= 0);
+      for (let i = 1; i < deleted.length; i++) {
+        const [before, after] = [deleted[i - 1]!, deleted[i]!];
+        if (started(before.kind.kind) < gone(after.kind.kind)) problems.push(`${before.kind.kind} was deleted before ${after.kind.kind} was gone (the teardown goes in reverse SERVICES order)`);
+      }
       const users = ctx.sim.world.openstack.users.size;
       if (users > 0) problems.push(`${users} service user(s) left in Keystone`);
       const revoked = ctx.sim.world.openstack.applicationCredentials.size;

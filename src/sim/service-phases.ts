@@ -5,7 +5,7 @@
 // before K-ORC's update), nothing but the superseded password Secret is deleted, nothing is minted.
 import { serviceChildNames } from '../api/child-names.js';
 import { serviceRemoteKeys } from '../controlplane/names.js';
-import { SERVICES } from '../controlplane/services/index.js';
+import { SERVICES } from '../api/services/index.js';
 import { controlPlaneReady, isTrue, type Phase, type PhaseContext } from './phase.js';
 
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');

@@ -9,7 +9,8 @@ import { CredentialRotationSpec } from '../api/credentialrotation.js';
 import { SecretAggregateSpec } from '../api/secretaggregate.js';
 import { GVK } from '../k8s/kinds.js';
 import { CLUSTER_SECRET_STORE, remoteKeys, serviceRemoteKeys } from '../controlplane/names.js';
-import { SERVICES } from '../controlplane/services/index.js';
+import { SERVICES, hasReference } from '../api/services/index.js';
+import { stringAt } from '../k8s/read.js';
 import { Cluster, refOf, type Obj, type ObjectRef } from './cluster.js';
 import { CompositeController, DecoratorController, HookFailed, loadController, type HookCall } from './metacontroller.js';
 import { b64, newWorld, nextRefresh, runOperators, type World } from './operators.js';
@@ -104,8 +105,15 @@ export class Simulation {
     this.world.openbao.set(keys.adminPassword, { password: this.adminPassword });
     // The services' DB credentials are seeded out of band, as Keystone's (seed 002 §3.1 step 4, Static).
     for (const d of SERVICES) {
-      if (value.services?.[d.name] !== undefined) {
-        this.world.openbao.set(serviceRemoteKeys(cp.metadata.namespace, cp.metadata.name, d.name).db, { username: d.name, password: `sim-db-password-${d.name}` });
+      const declared = (value.services as Record<string, Obj | undefined>)?.[d.name];
+      if (declared === undefined) continue;
+      for (const db of d.databases) {
+        this.world.openbao.set(serviceRemoteKeys(cp.metadata.namespace, cp.metadata.name, d.name).dbOf(db.infix), { username: db.name, password: `sim-db-password-${d.name}${db.infix}` });
+      }
+      // What a service reads and does not own (an OVNCentral) is the platform's, there before the ControlPlane.
+      const name = hasReference(d) ? stringAt(declared, ...d.reference.refPath) : undefined;
+      if (hasReference(d) && name && !this.cluster.get({ apiVersion: d.reference.kind.apiVersion, kind: d.reference.kind.kind, namespace: cp.metadata.namespace, name })) {
+        this.cluster.create({ apiVersion: d.reference.kind.apiVersion, kind: d.reference.kind.kind, metadata: { name, namespace: cp.metadata.namespace }, spec: {} }, 'platform');
       }
     }
     if (!isManagedDatabase(value)) {

@@ -7,7 +7,8 @@
 // The scenarios that start with an upgrade install the ControlPlane one release before the file's
 // (SCENARIO_STARTS_ONE_RELEASE_EARLIER), so the example's 2025.2 is reached from 2025.1.
 import { KEYSTONE_IMAGE_REPOSITORY } from '../controlplane/keystone-spec.js';
-import { childNames } from '../controlplane/names.js';
+import { childNames, serviceChildNames } from '../controlplane/names.js';
+import { SERVICES } from '../api/services/index.js';
 import { nextRelease, previousRelease } from '../controlplane/rollout/release-path.js';
 import type { Obj } from './cluster.js';
 import { conditionOf, type Phase, type PhaseContext } from './phase.js';
@@ -48,6 +49,29 @@ function unharmed(ctx: PhaseContext): string[] {
   return problems;
 }
 
+/**
+ * UpdatingServices moves the service CRs to the new release one by one in SERVICES order (upstream's:
+ * Glance, Placement, Neutron, Cinder, Nova): each service CR's first update comes after the one
+ * before it, and every one ends on `release`.
+ */
+function servicesInOrder(ctx: PhaseContext, release: string): string[] {
+  const changes = ctx.records.flatMap((r) => r.changes);
+  const problems: string[] = [];
+  const firstUpdate = SERVICES.map((d) => ({ d, cr: ctx.sim.get({ apiVersion: d.kind.apiVersion, kind: d.kind.kind, namespace: ctx.cp.namespace, name: serviceChildNames(ctx.cp.name, d.name).cr }) }))
+    .filter(({ cr }) => cr !== undefined)
+    .map(({ d, cr }) => {
+      if (cr!.spec.openStackRelease !== release) problems.push(`${d.kind.kind} ${cr!.metadata.name} is on ${cr!.spec.openStackRelease}, not ${release}`);
+      return { d, at: changes.findIndex((c) => c.verb === 'updated' && c.by === 'metacontroller' && c.object === `${d.kind.kind}/${cr!.metadata.name}`) };
+    });
+  for (let i = 1; i < firstUpdate.length; i++) {
+    const [a, b] = [firstUpdate[i - 1]!, firstUpdate[i]!];
+    // a's operator reported on the new spec (its status written after the update) before b moved.
+    const aReported = changes.findIndex((c, at) => at > a.at && c.verb === 'status' && c.object === changes[a.at]?.object);
+    if (a.at < 0 || b.at < 0 || aReported < 0 || b.at < aReported) problems.push(`${b.d.kind.kind} was updated before ${a.d.kind.kind} reported on the new release (UpdatingServices goes in SERVICES order)`);
+  }
+  return problems;
+}
+
 const isTrue = (ctx: PhaseContext, type: string) => conditionOf(ctx.sim.get(ctx.cp), type)?.status === 'True';
 
 export const UPGRADE_PHASES: Record<string, Phase> = {
@@ -62,7 +86,7 @@ export const UPGRADE_PHASES: Record<string, Phase> = {
       if (releaseOf(ctx) !== want) problems.push(`services[keystone].release is ${releaseOf(ctx)}, not ${want}`);
       if (imageOf(keystoneOf(ctx)) !== `${KEYSTONE_IMAGE_REPOSITORY}:${want}`) problems.push(`Keystone runs ${imageOf(keystoneOf(ctx))}`);
       if (JSON.stringify(phasesSeen(ctx)) !== JSON.stringify(ROLLOUT_PHASES)) problems.push(`phases ${phasesSeen(ctx).join(' → ')}, not ${ROLLOUT_PHASES.join(' → ')}`);
-      return problems;
+      return [...problems, ...servicesInOrder(ctx, want!)];
     },
   },
   'upgrade-fails': {

@@ -39,6 +39,11 @@ function variants(): [string, Obj][] {
   };
   const brownfieldServices = fixtureControlPlane('controlplane-services.yaml');
   brownfieldServices.spec.infrastructure = brownfield.spec.infrastructure;
+  const cloud = fixtureControlPlane('controlplane-cloud.yaml');
+  const brownfieldCloud = fixtureControlPlane('controlplane-cloud.yaml');
+  brownfieldCloud.spec.infrastructure = { ...brownfield.spec.infrastructure, messaging: { secretRef: { name: 'bus', key: 'transport_url' } } };
+  brownfieldCloud.spec.services.nova.publicEndpoint = 'https://compute.example.com/';
+  brownfieldCloud.spec.services.cinder.backends[0].imageVolumeCache = { enabled: true, maxSizeGB: 200 };
   return [
     ['managed', managed],
     ['brownfield with TLS', brownfield],
@@ -46,6 +51,8 @@ function variants(): [string, Obj][] {
     ['every K-ORC option', korc],
     ['services and a managed bus', services],
     ['services on brownfield infrastructure', brownfieldServices],
+    ['the compute cloud', cloud],
+    ['the compute cloud on brownfield infrastructure and bus', brownfieldCloud],
   ];
 }
 

@@ -96,6 +96,12 @@ const ADDED_FIELDS = new Set([
   'ControlPlane spec.infrastructure.messaging',
   'ControlPlane spec.services.glance',
   'ControlPlane spec.services.placement',
+  // The compute cloud (issue 39): upstream's later ControlPlane CRD declares them
+  // (C5C3/cobaltcore docs/reference/c5c3/controlplane-crd.md §ServicesSpec @ 0002ae7e, index only);
+  // the fields we take are cited in src/api/services/<svc>.ts.
+  'ControlPlane spec.services.cinder',
+  'ControlPlane spec.services.neutron',
+  'ControlPlane spec.services.nova',
   // Service-user password rotation (seed 002 targetServiceUser, issue 32; docs/architecture.md §2.14).
   'CredentialRotation spec.targetServiceUser',
 ]);

@@ -2,6 +2,7 @@
 // CEL rules) from ../shared/crds, or the core rules of a Secret.
 import { admission } from './crd.js';
 import { upstreamSchema, type Obj } from './shared.js';
+import { COMPUTE_KINDS, objectSchema } from './compute-crds.js';
 
 const CRD_FILES: Record<string, string> = {
   'k8s.mariadb.com/v1alpha1 MariaDB': 'k8s.mariadb.com/mariadbs.yaml',
@@ -22,12 +23,28 @@ const CRD_FILES: Record<string, string> = {
   'glance.openstack.c5c3.io/v1alpha1 Glance': 'glance.openstack.c5c3.io/glances.yaml',
   'glance.openstack.c5c3.io/v1alpha1 GlanceBackend': 'glance.openstack.c5c3.io/glancebackends.yaml',
 };
+/**
+ * A schema that refuses fields it does not name (additionalProperties false wherever properties are
+ * listed): the compute kinds' CRDs list exactly the fields upstream has for what we project, so a
+ * field we emit that upstream lacks is an error here (the API server would prune it).
+ */
+function strict(schema: Obj): Obj {
+  if (Array.isArray(schema) || typeof schema !== 'object' || schema === null) return schema;
+  const out: Obj = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as Obj).map(([p, x]) => [p, strict(x)])) : k === 'items' || k === 'additionalProperties' ? strict(v) : v]));
+  if (out.properties && out['x-kubernetes-preserve-unknown-fields'] !== true) out.additionalProperties = false;
+  return out;
+}
+
 const admitters = new Map<string, ReturnType<typeof admission>>();
 export function admit(child: Obj) {
   const key = `${child.apiVersion} ${child.kind}`;
   const file = CRD_FILES[key];
-  if (!file) return undefined;
-  if (!admitters.has(key)) admitters.set(key, admission(upstreamSchema(file, child.apiVersion.split('/')[1])));
+  const compute = COMPUTE_KINDS.find((k) => `${k.group}/v1alpha1 ${k.kind}` === key);
+  if (!file && !compute) return undefined;
+  if (!admitters.has(key)) {
+    const schema = compute ? strict({ ...objectSchema(compute), properties: { ...(objectSchema(compute).properties as Obj), metadata: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }) : upstreamSchema(file!, child.apiVersion.split('/')[1]);
+    admitters.set(key, admission(schema));
+  }
   return admitters.get(key)!(child);
 }
 

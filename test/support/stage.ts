@@ -8,7 +8,7 @@ import { CONTROLPLANE_CHILD_KINDS } from '../../src/k8s/kinds.js';
 import type { Condition } from '../../src/k8s/conditions.js';
 import { FIXED_NOW, sequence } from './server.js';
 import { stageInput } from './sync.js';
-import { ADMIN_PASSWORD, applyResponse, clusterSecretStore, healthy, objectMap, surroundings, type StatusOf } from './world.js';
+import { ADMIN_PASSWORD, applyResponse, clusterSecretStore, healthy, objectMap, platformObjects, surroundings, type StatusOf } from './world.js';
 import type { Obj } from './shared.js';
 
 export { CONDITION };
@@ -28,7 +28,7 @@ export interface StageWorld {
 }
 
 /** A ControlPlane converged by the pure sync: every child healthy (or as `statusOf` says). */
-export function convergedWorld(parent: Obj, statusOf: StatusOf = healthy, base: Obj[] = [clusterSecretStore()]): StageWorld {
+export function convergedWorld(parent: Obj, statusOf: StatusOf = healthy, base: Obj[] = [clusterSecretStore(), ...platformObjects(parent)]): StageWorld {
   let children: Obj[] = [];
   let last = '';
   const random = sequence();

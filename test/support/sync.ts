@@ -5,7 +5,7 @@ import { ObjectIndex } from '../../src/k8s/observed.js';
 import { readSpec } from '../../src/controlplane/spec.js';
 import type { StageInput } from '../../src/controlplane/stage.js';
 import type { Condition } from '../../src/k8s/conditions.js';
-import { ADMIN_PASSWORD, applyResponse, objectMap, clusterSecretStore, healthy, surroundings, syncRequest, type StatusOf } from './world.js';
+import { ADMIN_PASSWORD, PLATFORM_LABEL, applyResponse, objectMap, clusterSecretStore, healthy, platformObjects, surroundings, syncRequest, type StatusOf } from './world.js';
 import { fixtureControlPlane, type Obj } from './shared.js';
 
 export type SyncResponse = { status: Obj; children: Obj[]; resyncAfterSeconds?: number; finalized?: boolean };
@@ -34,7 +34,7 @@ export interface World {
 export async function converge(
   app: HooksServer,
   parent: Obj,
-  base: Obj[] = [clusterSecretStore()],
+  base: Obj[] = [clusterSecretStore(), ...platformObjects(parent)],
   statusOf: StatusOf = healthy,
   password: string | null = ADMIN_PASSWORD,
   start: Obj[] = [],
@@ -58,7 +58,8 @@ export async function converge(
 
 /** One more pass on a world, with changes: the response and the world after applying it. */
 export async function step(app: HooksServer, world: World, statusOf: StatusOf = healthy, base?: Obj[], password: string | null = ADMIN_PASSWORD): Promise<World> {
-  const baseRelated = base ?? world.related.filter((r) => r.kind !== 'Secret');
+  // The admin password and the materialised clouds.yaml are made again; what the platform provides stays.
+  const baseRelated = base ?? world.related.filter((r) => r.kind !== 'Secret' || r.metadata?.labels?.[PLATFORM_LABEL] === 'true');
   const related = surroundings(world.parent, world.children, baseRelated, password);
   const response = await sync(app, world.parent, world.children, related);
   const parent = { ...world.parent, status: { ...response.status, observedGeneration: world.parent.metadata.generation } };

@@ -5,7 +5,7 @@
 // trip of the clouds.yaml.
 import { CONTROLPLANE_CHILD_KINDS, KNOWN_KINDS, type KindInfo } from '../../src/k8s/kinds.js';
 import { applyChildren } from '../../src/sim/metacontroller.js';
-import { esoTargetSecret, healthyStatusOf, orcStatusOf, pushedStatusOf, refreshedStatusOf } from '../../src/sim/operators.js';
+import { esoTargetSecret, healthyStatusOf, orcStatusOf, ovnCentralStatusOf, pushedStatusOf, refreshedStatusOf } from '../../src/sim/operators.js';
 import { FIXED_NOW } from './server.js';
 import type { Obj } from './shared.js';
 
@@ -180,5 +180,30 @@ export function surroundings(parent: Obj, children: Obj[], base: Obj[], password
   }
   const materialised = materialisedCloudsYaml(parent, children);
   if (materialised && !has(materialised)) out.push(materialised);
+  return out;
+}
+
+/** The label of the objects platformObjects makes (a test world keeps them across passes). */
+export const PLATFORM_LABEL = 'test.c5c3.io/platform';
+
+/**
+ * What the platform provides beside a ControlPlane that its services read (related, never
+ * children): the bus credentials (the RabbitmqCluster's default-user Secret as the cluster
+ * operator writes it, or the user's brownfield bus Secret) and a Ready OVNCentral of the name
+ * Neutron's spec gives, as the simulator's operators write them.
+ */
+export function platformObjects(parent: Obj): Obj[] {
+  const ns = parent.metadata.namespace;
+  const cp = parent.metadata.name;
+  const messaging = parent.spec?.infrastructure?.messaging;
+  const out: Obj[] = [];
+  const labels = { labels: { [PLATFORM_LABEL]: 'true' } };
+  if (messaging?.secretRef?.name) out.push(secret(ns, messaging.secretRef.name, { [messaging.secretRef.key ?? 'transport_url']: 'rabbit://bus-user:bus-Passw0rd@bus.example.com:5672/' }, labels));
+  else if (messaging) out.push(secret(ns, `${cp}-rabbitmq-default-user`, { username: 'rabbit-default-user', password: 'rabbit-Passw0rd/x', host: `${cp}-rabbitmq-client.${ns}.svc`, port: '5672' }, labels));
+  const ovn = parent.spec?.services?.neutron?.ovn?.centralRef?.name;
+  if (ovn) {
+    const central: Obj = { apiVersion: 'ovn.openstack.c5c3.io/v1alpha1', kind: 'OVNCentral', metadata: { name: ovn, namespace: ns, uid: `uid-ovn-${ovn}`, generation: 1, ...labels }, spec: {} };
+    out.push({ ...central, status: ovnCentralStatusOf(central, true, FIXED_NOW) });
+  }
   return out;
 }

@@ -10,7 +10,7 @@
 //
 // A refused path (downgrade, non-SLURP skip, unparsable release) starts nothing: the running
 // release stays projected and KeystoneReady is False with the refusal's reason.
-import { SERVICES } from '../services/index.js';
+import { SERVICES } from '../../api/services/index.js';
 import type { ControlPlaneSpec } from '../../api/controlplane.js';
 import { DEFAULTS } from '../../api/controlplane.js';
 import { secondsSince, type Condition, type ConditionDecision } from '../../k8s/conditions.js';
@@ -48,6 +48,12 @@ export interface RolloutPlan {
    * one until UpdatingServices, the target from then on; undefined: the spec's.
    */
   servicesRelease?: string;
+  /**
+   * UpdatingServices only: the release the services leave. They move to servicesRelease one by one
+   * in SERVICES order (upstream's: Glance, Placement, Neutron, Cinder, Nova), each once every
+   * declared service before it is Ready on it (services/stage.ts projectedRelease).
+   */
+  servicesFrom?: string;
   /** The conditions of the declared services beside Keystone: UpdatingServices waits for them. */
   services?: readonly string[];
   /** What the spec asks Keystone to run (undefined for an unreadable release). */
@@ -166,6 +172,7 @@ function inProgress(phase: UpdatePhase, r: Rollout, base: Omit<RolloutPlan, 'mem
   const m: RolloutMemory = { ...memory, phase, rollout: r };
   const servicesRelease = phase === 'UpdatingServices' || phase === 'Verifying' ? r.to.release : r.from.release;
   const plan: RolloutPlan = { ...base, memory: m, keystone: directiveFor(phase, r), holdReMint: `a release rollout is in progress (${phaseNote(phase, r)})`, servicesRelease };
+  if (phase === 'UpdatingServices') plan.servicesFrom = r.from.release;
   if (entered) plan.entered = true;
   return plan;
 }
@@ -357,10 +364,11 @@ export function carriedRollout(previousStatus: unknown, spec: ControlPlaneSpec):
 }
 
 /** What the stages see of a plan (StageInput.rollout). */
-export function stageView(plan: RolloutPlan): { keystone?: KeystoneDirective; holdReMint?: string; servicesRelease?: string } {
+export function stageView(plan: RolloutPlan): { keystone?: KeystoneDirective; holdReMint?: string; servicesRelease?: string; servicesFrom?: string } {
   return {
     ...(plan.keystone ? { keystone: plan.keystone } : {}),
     ...(plan.holdReMint !== undefined ? { holdReMint: plan.holdReMint } : {}),
     ...(plan.servicesRelease !== undefined ? { servicesRelease: plan.servicesRelease } : {}),
+    ...(plan.servicesFrom !== undefined ? { servicesFrom: plan.servicesFrom } : {}),
   };
 }

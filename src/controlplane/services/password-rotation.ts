@@ -67,6 +67,8 @@ export interface PasswordInput {
   user: KubeObject | undefined;
   push: KubeObject | undefined;
   cr: KubeObject | undefined;
+  /** Where the CR names the password Secret (`spec.serviceUser.secretRef.name` for a service's own account). */
+  crSecretRef: readonly string[];
   /** The CR is Ready at its generation with the desired spec (the superseded Secret may go). */
   crSettled: boolean;
   /** Whether the observed PushSecret has proven a push of the observed Secret `name`. */
@@ -100,7 +102,7 @@ const appliedRef = (user: KubeObject | undefined) => stringAt(user, 'status', 'r
 export function passwordPlan(input: PasswordInput): PasswordPlan {
   const { base, cp } = input;
   const family = observedPasswordSecrets(input.children, cp.namespace, base);
-  const crSerial = passwordSerial(base, stringAt(input.cr, 'spec', 'serviceUser', 'secretRef', 'name'));
+  const crSerial = passwordSerial(base, stringAt(input.cr, ...input.crSecretRef));
   const userSerial = passwordSerial(base, userRef(input.user));
   const appliedSerial = passwordSerial(base, appliedRef(input.user));
   const pushSerial = passwordSerial(base, stringAt(input.push, 'spec', 'selector', 'secret', 'name'));

@@ -1,21 +1,8 @@
-// Placement (docs/architecture.md §2.13): the simplest full service leg. Its CR
-// `{cp}-placement` (placement.openstack.c5c3.io/v1alpha1) takes only what every service shares.
-import { Type } from '@sinclair/typebox';
-import { serviceFields } from '../../api/service-fields.js';
-import { kind } from '../../k8s/kind-info.js';
-import { commonServiceSpec, defineService, type ServiceContext } from './descriptor.js';
+// Placement's CR `{cp}-placement` (placement.openstack.c5c3.io/v1alpha1): only what every service
+// shares (facts: src/api/services/placement.ts).
+import { placement } from '../../api/services/placement.js';
+import { commonServiceSpec, type ServiceProjection } from './projection.js';
 
-export const placement = defineService({
-  name: 'placement',
-  title: 'Placement',
-  serviceType: 'placement',
-  port: 8778,
-  path: '',
-  kind: kind('placement.openstack.c5c3.io/v1alpha1', 'Placement', 'placements'),
-  partKinds: [],
-  databases: [{ field: 'database', name: 'placement', infix: '' }],
-  schema: Type.Object(serviceFields('Placement', 'placement'), {
-    description: 'Placement, projected into the {name}-placement Placement CR. Declared means managed.',
-  }),
-  crSpec: (ctx: ServiceContext): Record<string, unknown> => commonServiceSpec(placement, ctx),
-});
+export const placementProjection: ServiceProjection = {
+  crSpec: (ctx) => commonServiceSpec(placement, ctx),
+};

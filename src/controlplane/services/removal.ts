@@ -7,7 +7,7 @@ import { identity, isTerminating, type KubeObject } from '../../k8s/observed.js'
 import { REASON, REQUEUE } from '../conditions.js';
 import { allowDeletionAnnotation } from '../names.js';
 import { complete, waiting, type StageInput, type StageResult } from '../stage.js';
-import { notManaged } from './descriptor.js';
+import { notManaged } from './projection.js';
 import type { ServiceView } from './view.js';
 
 const label = (o: KubeObject) => `${o.kind} ${o.metadata.name}`;

@@ -9,13 +9,12 @@ import { stringAt } from '../../k8s/read.js';
 import { CONDITION, REASON, REQUEUE, type Reason } from '../conditions.js';
 import { child } from '../children.js';
 import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
-import { MESSAGING_TRANSPORT_URL_KEY } from '../../api/controlplane.js';
 import { findCondition } from '../../k8s/conditions.js';
 import { at } from '../../k8s/read.js';
 import { carries } from '../../k8s/carries.js';
 import { isTerminating } from '../../k8s/observed.js';
 import { secretString } from '../../k8s/secret.js';
-import { rabbitmqName } from '../names.js';
+import { TRANSPORT_URL_KEY, rabbitmqName } from '../names.js';
 import { invalidSpec } from './invalid-spec.js';
 
 /** Seed: replicas 3, galera, 100Gi at creation (never shrunk afterwards, docs/architecture.md §2.3). */
@@ -86,7 +85,7 @@ function rabbitmq(input: StageInput, replicas: number): Backing {
 
 /** Brownfield messaging: the user's Secret must hold the bus URL (never read beyond its presence). */
 function messagingSecret(input: StageInput, ref: { name: string; key?: string }): Backing {
-  const key = ref.key ?? MESSAGING_TRANSPORT_URL_KEY;
+  const key = ref.key ?? TRANSPORT_URL_KEY;
   const secret = input.related.get(GVK.Secret, input.cp.namespace, ref.name);
   const has = secretString(secret, key) !== undefined;
   return {

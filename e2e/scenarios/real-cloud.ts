@@ -1,0 +1,160 @@
+// The compute cloud against the real Keystone and K-ORC (issue 39): Glance, Placement, Neutron,
+// Cinder and Nova on a managed bus (the ControlPlane of hooks/' cloud run), with stand-in operators
+// for the five service CRs, the bus and the OVNCentral (src/sim/operators.ts) and the CRDs of
+// test/support/compute-crds.ts; the service users, role assignments and catalog rows are K-ORC's,
+// in Keystone's database. The scenario first holds the services back (the bus down, then no
+// OVNCentral) and checks that no CR is created meanwhile and that the conditions say why.
+import type { Obj } from '../../src/sim/cluster.js';
+import { GVK } from '../../src/k8s/kinds.js';
+import { SERVICE_PASSWORD_KEY, accountNames, childNames, rabbitmqName, serviceChildNames, serviceRemoteKeys } from '../../src/controlplane/names.js';
+import { passwordSecretName } from '../../src/controlplane/services/password-rotation.js';
+import { SERVICES, hasReference } from '../../src/api/services/index.js';
+import { stringAt } from '../../src/k8s/read.js';
+import type { Ref } from '../kube.js';
+import { KeystoneApi } from '../keystone.js';
+import { CLOUD } from '../../src/cli/hook-payloads.js';
+import type { Ctx, Scenario } from './support.js';
+import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_CLOUD_NS } from './support.js';
+import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
+
+const ns = REAL_CLOUD_NS;
+
+/** Every account of the cloud's services (its own and extra ones) with the roles it must hold in Keystone. */
+function accounts(): { user: string; k8s: string; password: string; roles: readonly string[] }[] {
+  return SERVICES.flatMap((d) => [
+    { key: '', roles: d.roles },
+    ...(d.extraAccounts ?? []).map((a) => ({ key: a.key, roles: a.roles })),
+  ].map(({ key, roles }) => {
+    const n = accountNames(REAL_NAME, d.name, key);
+    return { user: n.osUser, k8s: n.user, password: n.password, roles };
+  }));
+}
+
+/** The cloud's users, catalog services and endpoints Keystone holds (ids). */
+async function cloudIn(keystone: KeystoneApi): Promise<{ users: string[]; services: string[]; endpoints: string[] }> {
+  const users = new Set(accounts().map((a) => a.user));
+  const types = new Set<string>(SERVICES.map((d) => d.serviceType));
+  const services = (await keystone.services()).filter((s) => types.has(s.type)).map((s) => s.id as string);
+  return {
+    users: (await keystone.users()).filter((u) => users.has(u.name)).map((u) => u.id as string),
+    services,
+    endpoints: (await keystone.endpoints()).filter((e) => services.includes(e.service_id)).map((e) => e.id as string),
+  };
+}
+
+export function realCloudScenarios(): Scenario[] {
+  const ref = cpRef(ns, REAL_NAME);
+  const names = childNames(REAL_NAME);
+  const keystoneOf = (ctx: Ctx) => {
+    const url = ctx.keystones.urlOf(ns, names.keystone);
+    const password = ctx.keystones.adminPasswordOf(ns, names.keystone);
+    if (!url || !password) throw new AssertionError(`Keystone ${ns}/${names.keystone} does not serve`);
+    return new KeystoneApi(url, password);
+  };
+  const crOf = (ctx: Ctx, d: (typeof SERVICES)[number]) => ctx.kube.get({ apiVersion: d.kind.apiVersion, kind: d.kind.kind, namespace: ns, name: serviceChildNames(REAL_NAME, d.name).cr });
+  return [
+    {
+      id: 26,
+      title: 'real Keystone and K-ORC: the compute cloud (Glance, Placement, Neutron on an OVNCentral, Cinder, Nova, a managed bus): no service CR while the bus or OVN is not Ready, and the conditions say why; converged, every service user with its roles and every catalog row in Keystone; a Cinder password rotation; deletion removes them from Keystone before the Keystone CR goes',
+      async run(ctx) {
+        await ensureNamespace(ctx, ns);
+        for (const d of SERVICES) for (const db of d.databases) await ctx.bao.put(serviceRemoteKeys(ns, REAL_NAME, d.name).dbOf(db.infix), { username: db.name, password: secretValue() });
+        await userSecret(ctx, ns, 'glance-s3-credentials', { accessKey: 'e2e', secretKey: secretValue() });
+        const spec = structuredClone(CLOUD.spec);
+        const ovnName = stringAt(spec.services.neutron, ...SERVICES.filter(hasReference)[0]!.reference.refPath)!;
+        const ovnRef: Ref = { apiVersion: 'ovn.openstack.c5c3.io/v1alpha1', kind: 'OVNCentral', namespace: ns, name: ovnName };
+
+        // 1. The bus down: InfrastructureReady names it, and no service CR is created.
+        const bus = `RabbitmqCluster/${rabbitmqName(REAL_NAME)}`;
+        ctx.ops.world.down.add(bus);
+        await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns }, spec });
+        const held = await waitUntil('InfrastructureReady False naming the bus', async () => {
+          const cp = await ctx.kube.get(ref);
+          const infra = condition(cp, 'InfrastructureReady');
+          return infra?.status === 'False' && /RabbitmqCluster/.test(infra.message) ? cp : undefined;
+        }, 180_000, ctx);
+        for (const d of SERVICES) check(!(await crOf(ctx, d)), `${d.kind.kind} created while the bus is down`);
+        console.log(`    bus down: InfrastructureReady=False/${condition(held, 'InfrastructureReady')?.reason} "${condition(held, 'InfrastructureReady')?.message}", no service CR`);
+        ctx.ops.world.down.delete(bus);
+
+        // 2. No OVNCentral yet: OVNReady and NeutronReady say so, no Neutron CR; the others go on.
+        const waiting = await waitUntil('NeutronReady False waiting for OVN, Cinder and Nova Ready', async () => {
+          const cp = await ctx.kube.get(ref);
+          return condition(cp, 'NeutronReady')?.reason === 'WaitingForOVN' && condition(cp, 'CinderReady')?.status === 'True' && condition(cp, 'NovaReady')?.status === 'True' ? cp : undefined;
+        }, 420_000, ctx);
+        check(condition(waiting, 'OVNReady')?.reason === 'OVNCentralNotFound', `OVNReady ${JSON.stringify(condition(waiting, 'OVNReady'))}`);
+        check(!(await crOf(ctx, SERVICES.find((d) => d.name === 'neutron')!)), 'a Neutron CR without its OVNCentral');
+        console.log(`    no OVNCentral: OVNReady=False/OVNCentralNotFound "${condition(waiting, 'OVNReady')?.message}"; NeutronReady=False/WaitingForOVN; no Neutron CR; Cinder and Nova Ready`);
+        await ctx.kube.create({ apiVersion: ovnRef.apiVersion, kind: ovnRef.kind, metadata: { name: ovnName, namespace: ns }, spec: { tls: { issuerRef: { name: 'e2e' } } } });
+
+        // 3. Converged: every account with its roles and password, every catalog row.
+        const cp = await waitReady(ctx, ref, 420_000, (o) => condition(o, 'ServicesReady')?.status === 'True');
+        const want = ['keystone', ...SERVICES.map((d) => d.name)].map((n) => `${n}:true:2025.2`);
+        check(JSON.stringify(cp.status.services?.map((s: Obj) => `${s.name}:${s.ready}:${s.release}`)) === JSON.stringify(want), `status.services ${JSON.stringify(cp.status.services)}`);
+        const keystone = keystoneOf(ctx);
+        const users = await keystone.users();
+        const lines: string[] = [];
+        for (const a of accounts()) {
+          const user = users.find((u) => u.name === a.user);
+          check(!!user, `Keystone has no user ${a.user}`);
+          const roles = (await keystone.roleAssignmentsOf(user!.id)).sort();
+          check(JSON.stringify(roles) === JSON.stringify(a.roles.map((r) => `${r}@service`).sort()), `${a.user}'s role assignments in Keystone: ${roles.join(', ')}; expected ${a.roles.join(', ')} on service`);
+          const pw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: a.password }))?.data?.[SERVICE_PASSWORD_KEY];
+          check(!!pw && (await keystone.acceptsPassword(a.user, unb64(pw), 'service')), `Keystone does not accept ${a.user}'s password from Secret ${a.password}`);
+          lines.push(`${a.user} (${roles.join(' ')})`);
+        }
+        const catalog = await keystone.services();
+        const endpoints = await keystone.endpoints();
+        for (const d of SERVICES) {
+          const n = serviceChildNames(REAL_NAME, d.name);
+          const svcObj = await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: n.service });
+          const row = catalog.find((c) => c.id === svcObj?.status?.id);
+          check(row?.type === d.serviceType && row?.name === d.name, `Keystone's catalog service for ${d.name}: ${JSON.stringify(row)}`);
+          const got = endpoints.filter((e) => e.service_id === row!.id).map((e) => `${e.interface} ${e.url}`).sort();
+          check(got.length === 2 && got.some((e) => e === `internal http://${n.cr}.${ns}.svc:${d.port}${d.path}`), `${d.serviceType} endpoints in Keystone: ${got.join(', ')}`);
+          lines.push(`${d.serviceType} ${got.join(' + ')}`);
+        }
+        console.log(`    Keystone: ${lines.join('; ')}`);
+        const nova = await crOf(ctx, SERVICES.find((d) => d.name === 'nova')!);
+        check(nova?.spec?.apiDatabase?.database === 'nova_api' && nova?.spec?.database?.database === 'nova', `Nova's databases ${JSON.stringify([nova?.spec?.apiDatabase, nova?.spec?.database])}`);
+        const neutron = await crOf(ctx, SERVICES.find((d) => d.name === 'neutron')!);
+        check(neutron?.spec?.nova?.serviceUser?.username === 'neutron-nova', `Neutron's notifier ${JSON.stringify(neutron?.spec?.nova)}`);
+
+        // 4. A new service's password rotated: OpenBao and Keystone hold the new one, the old is refused.
+        {
+          const n = serviceChildNames(REAL_NAME, 'cinder');
+          const next = passwordSecretName(n.password, 2);
+          const passwordOf = async (name: string) => {
+            const raw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name }))?.data?.[SERVICE_PASSWORD_KEY];
+            return raw === undefined ? undefined : unb64(raw);
+          };
+          const old = (await passwordOf(n.password))!;
+          const startMints = mints(ctx);
+          const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: ns, name: 'rotate-cinder-password' };
+          await ctx.kube.create({ apiVersion: crRef.apiVersion, kind: crRef.kind, metadata: { name: crRef.name, namespace: ns }, spec: { target: 'serviceUserPassword', targetServiceUser: n.user, reMint: true } });
+          await waitUntil('CredentialRotation RotationComplete=True', async () => condition(await ctx.kube.get(crRef), 'RotationComplete')?.status === 'True', 180_000, ctx);
+          await waitUntil(`Secret ${n.password} released`, async () => !(await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: n.password })), 180_000, ctx);
+          const fresh = await passwordOf(next);
+          check(fresh !== undefined && fresh !== old, `no new password in Secret ${next}`);
+          check(await keystone.acceptsPassword('cinder', fresh!, 'service'), 'Keystone does not accept the new cinder password');
+          check(!(await keystone.acceptsPassword('cinder', old, 'service')), 'Keystone still accepts the old cinder password');
+          check((await ctx.bao.get(serviceRemoteKeys(ns, REAL_NAME, 'cinder').password))?.[SERVICE_PASSWORD_KEY] === fresh, 'OpenBao does not hold the new cinder password');
+          check(mints(ctx) === startMints, 'a mint during the password rotation');
+          await waitReady(ctx, ref, 180_000, (o) => condition(o, 'CinderReady')?.status === 'True');
+          console.log(`    Cinder's password rotated: Secret ${next} in OpenBao and Keystone (accepted), the old one refused`);
+        }
+
+        // 5. Deletion: every account, catalog row and endpoint leaves Keystone before its CR goes.
+        const uid = cp.metadata.uid as string;
+        await ctx.kube.delete(ref);
+        const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
+        const last = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => cloudIn(keystone), async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0, 420_000);
+        check(!!last, 'Keystone never answered during the teardown');
+        check(last!.users.length + last!.services.length + last!.endpoints.length === 0, `still in Keystone when its CR went: ${JSON.stringify(last)}`);
+        check(!!(await ctx.kube.get(ovnRef)), 'the OVNCentral was deleted (it is not the ControlPlane\'s)');
+        console.log(`    Keystone's last answer before its CR went: none of the ${accounts().length} service users, ${SERVICES.length} catalog services or their endpoints; the OVNCentral kept`);
+        await ctx.kube.delete(ovnRef);
+      },
+    },
+  ];
+}
