@@ -8,11 +8,13 @@
 import { appendFileSync } from 'node:fs';
 import { Cluster, keyOf, refOf, type Obj } from '../src/sim/cluster.js';
 import { newWorld, runOperators, type OperatorName, type World } from '../src/sim/operators.js';
+import { REFERENCE_KINDS } from '../src/api/services/index.js';
 import { CONTROLPLANE_CHILD_KINDS, GVK } from '../src/k8s/kinds.js';
 import { KubeError, type Kube } from './kube.js';
 
 /** Every kind the operators read or write: the ControlPlane's children and the store they read. */
-export const OPERATOR_KINDS = [...CONTROLPLANE_CHILD_KINDS, GVK.ClusterSecretStore];
+// The children, the store, and what services read and the platform runs (an OVNCentral).
+export const OPERATOR_KINDS = [...CONTROLPLANE_CHILD_KINDS, GVK.ClusterSecretStore, ...REFERENCE_KINDS];
 
 const SERVER_SET = ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'deletionTimestamp', 'deletionGracePeriodSeconds'];
 

@@ -204,3 +204,21 @@ t.test('UpdatingServices moves one service at a time, in upstream order; a servi
   t.same(['Glance', 'Placement', 'Neutron', 'Cinder', 'Nova'].map(release), ['2026.1', '2026.1', '2026.1', '2026.1', '2026.1']);
   t.match(w.response.status.lastUpdate, { result: 'Complete' });
 });
+
+t.test("a CredentialRotation may name every service user of the cloud, Neutron's notifier included (while Nova is declared)", async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const parent: Obj = { ...cloud(), metadata: { ...cloud().metadata, uid: 'uid-cp' } };
+  const call = async (user: string, cp: Obj) => {
+    const object = { apiVersion: 'c5c3.io/v1alpha1', kind: 'CredentialRotation', metadata: { name: 'r', namespace: 'openstack', uid: 'uid-r', generation: 1 }, spec: { target: 'serviceUserPassword', targetServiceUser: user, reMint: true } };
+    const related = { 'ControlPlane.c5c3.io/v1alpha1': { [`openstack/${CP}`]: cp } };
+    const answer = (await post(app, '/credentialrotation/sync', { controller: {}, object, related, attachments: {} })).json as { status: Obj };
+    return (answer.status.conditions as Obj[]).find((c) => c.type === 'Ready')!;
+  };
+  for (const svc of ['glance', 'placement', 'neutron', 'neutron-nova', 'cinder', 'nova']) {
+    t.match(await call(`${CP}-user-${svc}`, parent), { reason: 'WaitingForServiceUser' }, `${svc}: a service user (waiting for its User)`);
+  }
+  const withoutNova = structuredClone(parent);
+  delete withoutNova.spec.services.nova;
+  t.match(await call(`${CP}-user-neutron-nova`, withoutNova), { status: 'False', reason: 'UnsupportedTarget' }, 'no notifier without Nova');
+});

@@ -68,10 +68,10 @@ export function realCloudScenarios(): Scenario[] {
         const bus = `RabbitmqCluster/${rabbitmqName(REAL_NAME)}`;
         ctx.ops.world.down.add(bus);
         await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns }, spec });
-        const held = await waitUntil('InfrastructureReady False naming the bus', async () => {
+        const held = await waitUntil('InfrastructureReady False waiting for the bus alone', async () => {
           const cp = await ctx.kube.get(ref);
           const infra = condition(cp, 'InfrastructureReady');
-          return infra?.status === 'False' && /RabbitmqCluster/.test(infra.message) ? cp : undefined;
+          return infra?.status === 'False' && infra.reason === 'WaitingForMessaging' && /RabbitmqCluster/.test(infra.message) ? cp : undefined;
         }, 180_000, ctx);
         for (const d of SERVICES) check(!(await crOf(ctx, d)), `${d.kind.kind} created while the bus is down`);
         console.log(`    bus down: InfrastructureReady=False/${condition(held, 'InfrastructureReady')?.reason} "${condition(held, 'InfrastructureReady')?.message}", no service CR`);

@@ -456,7 +456,7 @@ export const ControlPlaneStatus = Type.Object(
     adminApplicationCredential: Type.Optional(AdminApplicationCredentialStatus),
     lastUpdate: Type.Optional(LastUpdateStatus),
     rollout: Type.Optional(RolloutStatus),
-    conditions: Type.Optional(Conditions('The seven stage conditions and the Ready aggregate.')),
+    conditions: Type.Optional(Conditions('The stage conditions (the Keystone chain, then each service beside it), ServicesReady and the Ready aggregate.')),
     observedGeneration: Type.Optional(Int64({ description: 'The .metadata.generation last reconciled.' })),
     services: Type.Optional(
       Type.Array(ServiceStatus, {

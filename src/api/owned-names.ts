@@ -29,15 +29,24 @@ export const OWNED_NAME_SUFFIXES: readonly string[] = [
 
 /**
  * The prefixes of name families appended to the ControlPlane name: a service user's rotated
- * password Secrets `-<svc>-service-user-v2`, `-v3`, … (services/password-rotation.ts).
+ * password Secrets `-<svc>-service-user-v2`, `-v3`, … (services/password-rotation.ts). A name that
+ * starts with the ControlPlane's and ends with `<prefix><digits>` is refused (a little more than
+ * the family: nothing a user needs).
  */
 export const OWNED_NAME_PREFIXES: readonly string[] = SERVICES.flatMap((d) => accountKeys(d).map((key) => `${accountNames('', d.name, key).password}-v`));
 
+/**
+ * The tail of a name of such a family, `-<svc>-service-user-v<n>`, as a regular expression (the
+ * prefixes hold letters and dashes only): one pattern for the CEL rule and the run-time check.
+ */
+const FAMILY_TAIL = `(${OWNED_NAME_PREFIXES.join('|')})[0-9]+$`;
+
 /** A problem message when `name` is a child name of ControlPlane `cp`, else undefined. */
 export function ownedNameProblem(cp: string, name: string): string | undefined {
-  const suffix = OWNED_NAME_SUFFIXES.find((s) => name === `${cp}${s}`) ?? OWNED_NAME_PREFIXES.find((p) => name.startsWith(`${cp}${p}`));
+  if (!name.startsWith(cp)) return undefined;
+  const suffix = OWNED_NAME_SUFFIXES.find((s) => name === `${cp}${s}`) ?? OWNED_NAME_PREFIXES.find((p) => new RegExp(`${p}[0-9]+$`).test(name));
   if (suffix === undefined) return undefined;
-  const what = OWNED_NAME_SUFFIXES.includes(suffix) ? suffix : `${suffix}<n>`;
+  const what = OWNED_NAME_SUFFIXES.includes(suffix) ? suffix : `…${suffix}<n>`;
   return `${name} is the name of a child of this ControlPlane (the ControlPlane name + ${what}); choose another name (the field is immutable: recreate the ControlPlane)`;
 }
 
@@ -49,8 +58,11 @@ export function ownedNameProblem(cp: string, name: string): string | undefined {
  */
 export function ownedNameRule(field: string): string {
   const list = OWNED_NAME_SUFFIXES.map((s) => `'${s}'`).join(', ');
-  const prefixes = OWNED_NAME_PREFIXES.map((p) => `'${p}'`).join(', ');
   const path = field.split('.');
   const guards = path.map((_, i) => `!has(self.${path.slice(0, i + 1).join('.')})`).join(' || ');
-  return `oldSelf.hasValue() || ${guards} || (![${list}].exists(s, self.${field} == self.metadata.name + s) && ![${prefixes}].exists(p, self.${field}.startsWith(self.metadata.name + p)))`;
+  // No concatenation per listed name (the API server's cost estimate of the rule grows with each):
+  // the field starts with the ControlPlane's name and ends with a listed suffix at the right length,
+  // or ends with a password family's tail.
+  const f = `self.${field}`;
+  return `oldSelf.hasValue() || ${guards} || !${f}.startsWith(self.metadata.name) || (![${list}].exists(s, ${f}.endsWith(s) && size(${f}) == size(self.metadata.name) + size(s)) && !${f}.matches('${FAMILY_TAIL}'))`;
 }

@@ -499,7 +499,7 @@ function rabbitmq(w: World): void {
       const values = { username: `sim-rabbit-user-${o.metadata.name}`, password: `sim-rabbit-Passw0rd/${o.metadata.name}`, host: `${o.metadata.name}-client.${ns}.svc`, port: '5672', type: 'rabbitmq', provider: 'rabbitmq-cluster-operator' };
       w.cluster.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: secret, namespace: ns }, type: 'Opaque', data: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, b64(v)])) }, 'rabbitmq-cluster-operator');
     }
-    w.cluster.updateStatus(refOf(o), { ...rabbitmqStatusOf(o, !w.down.has(labelOf(o)), w.cluster.now()), defaultUser: { secretReference: { name: secret, keys: { username: 'username', password: 'password' } } } }, 'rabbitmq-cluster-operator');
+    w.cluster.updateStatus(refOf(o), { ...rabbitmqStatusOf(o, !w.down.has(labelOf(o)), w.cluster.now()), defaultUser: { secretReference: { name: secret, namespace: ns, keys: { username: 'username', password: 'password', host: 'host', port: 'port' } } } }, 'rabbitmq-cluster-operator');
   }
 }
 
