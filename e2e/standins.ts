@@ -11,8 +11,8 @@ import { newWorld, runOperators, type OperatorName, type World } from '../src/si
 import { CONTROLPLANE_CHILD_KINDS, GVK } from '../src/k8s/kinds.js';
 import { KubeError, type Kube } from './kube.js';
 
-/** Every kind the operators read or write: the ControlPlane's children and the store they read. */
-export const OPERATOR_KINDS = [...CONTROLPLANE_CHILD_KINDS, GVK.ClusterSecretStore];
+/** Every kind the operators read or write: the ControlPlane's children, the store they read, the Restores people create. */
+export const OPERATOR_KINDS = [...CONTROLPLANE_CHILD_KINDS, GVK.ClusterSecretStore, GVK.Restore];
 
 const SERVER_SET = ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'deletionTimestamp', 'deletionGracePeriodSeconds'];
 

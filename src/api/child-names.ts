@@ -31,6 +31,12 @@ export type ManagedServiceName = (typeof MANAGED_SERVICES)[number];
 export const rabbitmqName = (cp: string) => `${cp}-rabbitmq`;
 
 /**
+ * The scheduled backup of a managed database (mariadb-operator Backup, docs/architecture.md §2.15);
+ * with PVC storage the operator names the claim holding the backups the same.
+ */
+export const databaseBackupName = (cp: string) => `${cp}-database-backup`;
+
+/**
  * Names of the children of one service beside Keystone (`svc`: placement, glance; docs/architecture.md
  * §7.5): its CR, DB credential, service-user password and its backup, K-ORC account and catalog.
  */

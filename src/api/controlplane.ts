@@ -22,6 +22,7 @@ import {
 } from './kube.js';
 import { kindNames } from './group.js';
 import { ownedNameRule } from './owned-names.js';
+import { BACKUP_MANAGED_ONLY, DatabaseBackup } from './database-backup.js';
 
 /** The reference webhook's defaults, named once: the schema, the docs and the tests use them. */
 export const DEFAULTS = {
@@ -125,6 +126,7 @@ const Database = Type.Object(
       }),
     ),
     tls: Type.Optional(DatabaseTLS),
+    backup: Type.Optional(DatabaseBackup),
   },
   {
     description:
@@ -147,6 +149,7 @@ const Database = Type.Object(
           "(has(oldSelf.clusterRef.name) ? oldSelf.clusterRef.name : '')",
         message: 'database clusterRef.name is immutable',
       },
+      BACKUP_MANAGED_ONLY,
     ),
   } as KubeOptions,
 );

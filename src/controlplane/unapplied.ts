@@ -9,7 +9,7 @@
 import { carriesValue } from '../k8s/carries.js';
 import { identity, isTerminating, type KubeObject, type ObjectIndex } from '../k8s/observed.js';
 import { at, isObject } from '../k8s/read.js';
-import { CONDITION, REASON, TIMEOUT_SECONDS, type Decision, type Reason, type SubConditionType } from './conditions.js';
+import { CONDITION, REASON, TIMEOUT_SECONDS, type Decision, type Reason, type StageConditionType } from './conditions.js';
 import { formatTime, secondsSince } from '../k8s/conditions.js';
 
 export interface UnappliedChild {
@@ -44,8 +44,10 @@ function differences(live: unknown, want: unknown, path: string, out: string[]):
 }
 
 /** The seed's error reason of a stage for one of its children. */
-function errorReason(conditionType: SubConditionType, child: KubeObject): Reason {
+function errorReason(conditionType: StageConditionType, child: KubeObject): Reason {
   switch (child.kind) {
+    case 'Backup':
+      return REASON.DatabaseBackupError;
     case 'MariaDB':
       return REASON.MariaDBError;
     case 'Memcached':
@@ -87,7 +89,7 @@ export interface Unapplied {
 
 /** Track the children one stage asks for this pass against what is observed. */
 export function trackUnapplied(
-  conditionType: SubConditionType,
+  conditionType: StageConditionType,
   desired: KubeObject[],
   observed: ObjectIndex,
   previous: readonly UnappliedChild[],

@@ -22,6 +22,10 @@ function kind(apiVersion: string, kindName: string, resource: string): KindInfo 
 export const GVK = {
   Secret: kind('v1', 'Secret', 'secrets'),
   MariaDB: kind('k8s.mariadb.com/v1alpha1', 'MariaDB', 'mariadbs'),
+  /** mariadb-operator's scheduled backup of a MariaDB (the database backup, docs/architecture.md §2.15). */
+  Backup: kind('k8s.mariadb.com/v1alpha1', 'Backup', 'backups'),
+  /** mariadb-operator's restore of a Backup into a MariaDB: created by people (README), read by the simulator. */
+  Restore: kind('k8s.mariadb.com/v1alpha1', 'Restore', 'restores'),
   Memcached: kind('memcached.c5c3.io/v1beta1', 'Memcached', 'memcacheds'),
   ExternalSecret: kind('external-secrets.io/v1', 'ExternalSecret', 'externalsecrets'),
   PushSecret: kind('external-secrets.io/v1alpha1', 'PushSecret', 'pushsecrets'),
@@ -67,4 +71,5 @@ export const CONTROLPLANE_CHILD_KINDS: readonly KindInfo[] = [
   GVK.Placement,
   GVK.Glance,
   GVK.GlanceBackend,
+  GVK.Backup,
 ];

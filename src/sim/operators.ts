@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
 import { ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
+import { backupStatusOf, mariadbBackups, type BackupRecord } from './mariadb-backups.js';
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
@@ -55,6 +56,10 @@ export interface World {
    * other operators read those CRs' status as it is.
    */
   realKeystoneNamespaces: Set<string>;
+  /** The stand-in mariadb-operator's Backups (`namespace/name`) and their snapshots (mariadb-backups.ts). */
+  backups: Map<string, BackupRecord>;
+  /** Failure knob of the stand-in mariadb-operator: every backup Job fails while set. */
+  backupsFail: boolean;
 }
 
 export function newWorld(cluster: Cluster): World {
@@ -66,6 +71,8 @@ export function newWorld(cluster: Cluster): World {
     notes: [],
     realKeystoneNamespaces: new Set(),
     keystoneImagesNeverReady: new Set(),
+    backups: new Map(),
+    backupsFail: false,
   };
 }
 
@@ -585,6 +592,8 @@ export function healthyStatusOf(o: Obj, now: Date, id?: string): Obj | undefined
       return serviceStatusOf(o, [], now);
     case 'GlanceBackend':
       return glanceBackendStatusOf(o, true, now);
+    case 'Backup':
+      return backupStatusOf(o, 'succeeded', now);
     default:
       return undefined;
   }
@@ -593,6 +602,7 @@ export function healthyStatusOf(o: Obj, now: Date, id?: string): Obj | undefined
 /** The operators the model holds, in the order one pass runs them. */
 export const OPERATORS = {
   infrastructure,
+  'mariadb-backup': mariadbBackups,
   'external-secrets': externalSecrets,
   keystone: keystones,
   'k-orc': korc,
