@@ -5,11 +5,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderCRDs } from '../crd/generate.js';
 import { renderHookPayloads } from './hook-payloads.js';
+import { renderChartFiles } from './chart-files.js';
 import { packageRoot } from '../package-root.js';
 
 const USAGE = `usage: npm run gen -- [--check] [--root DIR]
 
-Regenerates the generated files: manifests/crds/ from the TypeBox schemas in src/api/, and
+Regenerates the generated files: manifests/crds/ from the TypeBox schemas in src/api/, the Helm
+chart's crds/ and Metacontroller templates (charts/c5c3-hooks) from those and metacontroller/, and
 hooks/ from simulated lifecycles (files of a situation that no longer occurs are removed).
 Lists the files it wrote or removed; unchanged files are not touched.
 
@@ -42,6 +44,7 @@ const check = args.check === true;
 const CAPTURED_FROM_METACONTROLLER = /^metacontroller-/;
 
 const wanted = new Map<string, string>(renderCRDs());
+for (const [path, content] of renderChartFiles(root)) wanted.set(path, content);
 const payloads = await renderHookPayloads();
 for (const [path, content] of payloads) wanted.set(path, content);
 

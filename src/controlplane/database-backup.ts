@@ -21,7 +21,7 @@ import { GVK } from '../k8s/kinds.js';
 import { findCondition } from '../k8s/conditions.js';
 import { isTerminating, identity, type KubeObject } from '../k8s/observed.js';
 import { carries } from '../k8s/carries.js';
-import { DEFAULT_BACKUP_RETENTION } from '../api/database-backup.js';
+import { DEFAULT_BACKUP_RETENTION, type DatabaseBackupSpec } from '../api/database-backup.js';
 import { CONDITION, REASON } from './conditions.js';
 import { child } from './children.js';
 import { databaseBackupName } from './names.js';
@@ -57,8 +57,7 @@ function problems(input: StageInput): string[] {
 }
 
 /** The Backup child: the declared fields passed through to the upstream kind. */
-export function desiredBackup(input: StageInput, mariadb: string): KubeObject {
-  const backup = input.spec.infrastructure!.database!.backup!;
+export function desiredBackup(input: StageInput, backup: DatabaseBackupSpec, mariadb: string): KubeObject {
   const spec: Record<string, unknown> = {
     mariaDbRef: { name: mariadb },
     schedule: { cron: backup.schedule, suspend: backup.suspend ?? false },
@@ -122,8 +121,9 @@ export const databaseBackupStage: Stage = {
     if (!input.resolved.infrastructure.ok) {
       return { condition: { status: 'False', reason: REASON.WaitingForBackup, message: `Backup ${name} waits for a usable spec.infrastructure (InfrastructureReady says what is wrong)` }, outcome: complete(), children: [] };
     }
-    const mariadb = input.spec.infrastructure!.database!.clusterRef!.name!;
-    const desired = desiredBackup(input, mariadb);
+    const mariadb = input.resolved.infrastructure.value.database.clusterRef?.name;
+    if (mariadb === undefined) return invalidSpec(problems(input), INTERVAL);
+    const desired = desiredBackup(input, backup, mariadb);
     return {
       condition: fromBackup(name, observed, desired, backup.schedule, backup.suspend === true),
       outcome: complete(),

@@ -16,7 +16,27 @@
 // Running. The MariaDB stays Ready meanwhile (a Restore runs a Job against the live database).
 import type { Obj } from './cluster.js';
 import { refOf } from './cluster.js';
-import { condition, type OpenStack, type World } from './operators.js';
+import type { Cluster } from './cluster.js';
+import { condition } from './conditions.js';
+
+/** What Keystone's database holds (the model's records of mints and revocations and its id counters are history, not the database's). */
+export interface KeystoneData {
+  adminPassword: string | undefined;
+  applicationCredentials: Map<string, { name: string; secret: string; expiresAt?: string }>;
+  catalog: Map<string, string>;
+  users: Map<string, string>;
+  projects: Set<string>;
+  roles: Set<string>;
+}
+
+/** The part of the simulated world (operators.ts World) the stand-in mariadb-operator reads and writes. */
+export interface BackupWorld {
+  cluster: Cluster;
+  openstack: KeystoneData;
+  notes: { by: string; text: string }[];
+  backups: Map<string, BackupRecord>;
+  backupsFail: boolean;
+}
 
 /** A Backup's `Complete` state as the stand-in keeps it. */
 export type BackupState = 'mariadb-not-ready' | 'scheduled' | 'succeeded' | 'failed';
@@ -46,10 +66,7 @@ const keyOf = (o: Obj) => `${o.metadata.namespace}/${o.metadata.name}`;
 const live = (o: Obj) => !o.metadata.deletionTimestamp;
 const isReady = (o: Obj | undefined) => !!o?.status?.conditions?.some((c: Obj) => c.type === 'Ready' && c.status === 'True');
 
-/** What Keystone's database holds (the records of mints and revocations, and the id counters, are the model's history, not the database's). */
-type KeystoneData = Pick<OpenStack, 'adminPassword' | 'applicationCredentials' | 'catalog' | 'users' | 'projects' | 'roles'>;
-
-function snapshotOf(o: OpenStack): KeystoneData {
+function snapshotOf(o: KeystoneData): KeystoneData {
   return {
     adminPassword: o.adminPassword,
     applicationCredentials: new Map([...o.applicationCredentials].map(([k, v]) => [k, { ...v }])),
@@ -61,15 +78,15 @@ function snapshotOf(o: OpenStack): KeystoneData {
 }
 
 /** Keystone's database as it was at `snapshot`, in place (phases hold the OpenStack object). */
-function restoreInto(o: OpenStack, snapshot: KeystoneData): void {
-  Object.assign(o, snapshotOf(snapshot as OpenStack));
+function restoreInto(o: KeystoneData, snapshot: KeystoneData): void {
+  Object.assign(o, snapshotOf(snapshot));
 }
 
-function mariadbOf(w: World, o: Obj): Obj | undefined {
+function mariadbOf(w: BackupWorld, o: Obj): Obj | undefined {
   return w.cluster.get({ apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'MariaDB', namespace: o.metadata.namespace, name: o.spec?.mariaDbRef?.name });
 }
 
-export function mariadbBackups(w: World): void {
+export function mariadbBackups(w: BackupWorld): void {
   for (const b of w.cluster.list((o) => o.kind === 'Backup' && live(o))) {
     const record = w.backups.get(keyOf(b)) ?? { state: 'scheduled' };
     if (!isReady(mariadbOf(w, b))) {

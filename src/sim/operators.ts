@@ -8,6 +8,7 @@ import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
 import { ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
 import { backupStatusOf, mariadbBackups, type BackupRecord } from './mariadb-backups.js';
+import { condition } from './conditions.js';
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
@@ -79,14 +80,7 @@ export function newWorld(cluster: Cluster): World {
 const KORC_GROUP = 'openstack.k-orc.cloud/v1alpha1';
 const FINALIZER = 'openstack.k-orc.cloud/finalizer';
 
-/** A condition, keeping its lastTransitionTime while the status does not change. */
-export function condition(previous: Obj | undefined, type: string, status: boolean, reason: string, message: string, now: Date, generation?: number): Obj {
-  const old = (previous?.conditions ?? []).find((c: Obj) => c.type === type);
-  const s = status ? 'True' : 'False';
-  const c: Obj = { type, status: s, reason, message, lastTransitionTime: old?.status === s ? old.lastTransitionTime : now.toISOString() };
-  if (generation !== undefined) c.observedGeneration = generation;
-  return c;
-}
+export { condition };
 
 /** Kinds whose operators report the generation they reconciled in status.observedGeneration. */
 const REPORTS_GENERATION = new Set(['Keystone', 'Memcached']);
