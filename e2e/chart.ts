@@ -93,10 +93,10 @@ export function checkChart(t: Tools): string[] {
   if (cdiff.length > 0) throw new Error(`the chart's Metacontroller controllers differ from metacontroller/:\n${cdiff.join('\n')}`);
   const rules = parse(readFileSync(join(t.repo, 'charts', 'c5c3-hooks', 'files', 'c5c3-hooks.rules.yaml'), 'utf8')) as Obj;
   const rule = all.find((o) => o.kind === 'PrometheusRule');
-  if (!rule || JSON.stringify(rule.spec.groups) !== JSON.stringify(rules?.groups)) throw new Error('the PrometheusRule does not hold files/c5c3-hooks.rules.yaml');
+  if (!rule || JSON.stringify(sorted(rule.spec.groups)) !== JSON.stringify(sorted(rules.groups))) throw new Error('the PrometheusRule does not hold files/c5c3-hooks.rules.yaml');
   const dashboard = all.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'c5c3-hooks-dashboard');
   const json = readFileSync(join(t.repo, 'charts', 'c5c3-hooks', 'files', 'c5c3-hooks-dashboard.json'), 'utf8');
-  if (!dashboard || dashboard.metadata.labels?.grafana_dashboard !== '1' || JSON.stringify(JSON.parse(dashboard.data['c5c3-hooks.json'])) !== JSON.stringify(JSON.parse(json))) {
+  if (!dashboard || dashboard.metadata.labels?.grafana_dashboard !== '1' || JSON.stringify(sorted(JSON.parse(dashboard.data['c5c3-hooks.json']))) !== JSON.stringify(sorted(JSON.parse(json)))) {
     throw new Error('the dashboard ConfigMap does not hold files/c5c3-hooks-dashboard.json with grafana_dashboard: "1"');
   }
   if (!all.some((o) => o.kind === 'ServiceMonitor' && o.spec.endpoints[0].path === '/metrics')) throw new Error('no ServiceMonitor of /metrics');

@@ -71,7 +71,8 @@ export function backupScenarios(): Scenario[] {
         const refused = await ctx.kube.create({ apiVersion: GVK.ControlPlane.apiVersion, kind: 'ControlPlane', ...brownfield }).then(() => undefined, (err: unknown) => err);
         check(refused instanceof KubeError && /user's to back up/.test(refused.message), `a backup of a brownfield database is refused (got ${refused instanceof Error ? refused.message : 'created'})`);
 
-        const created = await createControlPlane(ctx, controlPlane(NAME, backupSpec()));
+        // The stand-ins model one OpenStack: a ControlPlane created while another lives uses its admin password.
+        const created = await createControlPlane(ctx, controlPlane(NAME, backupSpec()), ctx.ops.world.openstack.adminPassword);
         await waitReady(ctx, cpRef(NS, NAME), 240_000, (o) => !!o.status?.adminApplicationCredential?.id);
         const cp = await backupReason(ctx, 'BackupSucceeded', 60_000);
         const backup = await ctx.kube.get({ apiVersion: GVK.Backup.apiVersion, kind: 'Backup', namespace: NS, name: databaseBackupName(NAME) });

@@ -26,6 +26,20 @@ function unchanged(ctx: PhaseContext): string[] {
 /** A phase watch: the ControlPlane never leaves Ready because of its backup. */
 const staysReady = (ctx: PhaseContext) => (controlPlaneReady(ctx) ? [] : [`Ready went ${conditionOf(ctx.sim.get(ctx.cp), 'Ready')?.reason}`]);
 
+/** The stand-in mariadb-operator's backup Jobs fail (or no longer), until DatabaseBackupReady says `reason`; Ready holds throughout. */
+function knobPhase(name: string, title: string, fail: boolean, reason: string): Phase {
+  return {
+    name,
+    title,
+    act: (ctx) => {
+      ctx.sim.world.backupsFail = fail;
+    },
+    done: (ctx) => !declared(ctx) || backupCondition(ctx)?.reason === reason,
+    watch: staysReady,
+    verify: unchanged,
+  };
+}
+
 export const BACKUP_PHASES: Record<string, Phase> = {
   backup: {
     name: 'backup',
@@ -39,26 +53,8 @@ export const BACKUP_PHASES: Record<string, Phase> = {
       return problems;
     },
   },
-  'backup-fails': {
-    name: 'backup-fails',
-    title: 'the backup Job fails (the stand-in mariadb-operator\'s knob)',
-    act: (ctx) => {
-      ctx.sim.world.backupsFail = true;
-    },
-    done: (ctx) => !declared(ctx) || backupCondition(ctx)?.reason === 'BackupFailed',
-    watch: staysReady,
-    verify: unchanged,
-  },
-  'backup-recovers': {
-    name: 'backup-recovers',
-    title: 'the backup Job succeeds again',
-    act: (ctx) => {
-      ctx.sim.world.backupsFail = false;
-    },
-    done: (ctx) => !declared(ctx) || backupCondition(ctx)?.reason === 'BackupSucceeded',
-    watch: staysReady,
-    verify: unchanged,
-  },
+  'backup-fails': knobPhase('backup-fails', "the backup Job fails (the stand-in mariadb-operator's knob)", true, 'BackupFailed'),
+  'backup-recovers': knobPhase('backup-recovers', 'the backup Job succeeds again', false, 'BackupSucceeded'),
   restore: {
     name: 'restore',
     title: 'Restore from the Backup into the managed MariaDB (README "Restoring the database")',
