@@ -44,7 +44,8 @@ const check = args.check === true;
 const CAPTURED_FROM_METACONTROLLER = /^metacontroller-/;
 
 const wanted = new Map<string, string>(renderCRDs());
-for (const [path, content] of renderChartFiles(root)) wanted.set(path, content);
+// The chart's controller templates are made from this checkout's metacontroller/ (the sources), whatever --root writes to.
+for (const [path, content] of renderChartFiles(packageRoot(import.meta.url))) wanted.set(path, content);
 const payloads = await renderHookPayloads();
 for (const [path, content] of payloads) wanted.set(path, content);
 
