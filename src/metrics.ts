@@ -30,6 +30,11 @@ export interface Metrics {
   readInflightBytes: () => number;
   /** Lookups of the process's memos (memo.ts MEMO), by memo and result (hit, miss), read when scraped. */
   memoLookups: Counter<'memo' | 'result'>;
+  /** 1 while /readyz answers 200, 0 while it answers 503 (read from `readReady` when scraped). */
+  ready: Gauge;
+  readReady: () => boolean;
+  /** ControlPlane sync and finalize answers, counted once per condition they carry (http/condition-metrics.ts). */
+  controlPlaneConditions: Counter<'condition' | 'status' | 'reason'>;
 }
 
 export function createMetrics(): Metrics {
@@ -75,7 +80,35 @@ export function createMetrics(): Metrics {
       }
     },
   });
-  const metrics: Metrics = { registry, hookDuration, stageDuration, stageErrors, overloaded, inflightBytes: undefined as unknown as Gauge, readInflightBytes: () => 0, memoLookups: memoLookupsTotal };
+  const controlPlaneConditions = new Counter({
+    name: 'c5c3_hooks_controlplane_conditions_total',
+    help:
+      'ControlPlane sync and finalize answers, counted once for each condition they carry, by condition type, status and reason. ' +
+      'Every ControlPlane is answered at least once per resync period (300 s), so an increase over a longer window means some ControlPlane was in that state; which one, kubectl tells (no per-object labels).',
+    labelNames: ['condition', 'status', 'reason'] as const,
+    registers: [registry],
+  });
+  const metrics: Metrics = {
+    registry,
+    hookDuration,
+    stageDuration,
+    stageErrors,
+    overloaded,
+    inflightBytes: undefined as unknown as Gauge,
+    readInflightBytes: () => 0,
+    memoLookups: memoLookupsTotal,
+    ready: undefined as unknown as Gauge,
+    readReady: () => true,
+    controlPlaneConditions,
+  };
+  metrics.ready = new Gauge({
+    name: 'c5c3_hooks_ready',
+    help: '1 while the readiness probe (/readyz) answers 200, 0 while it answers 503 (shutting down, or the in-flight budget stuck).',
+    registers: [registry],
+    collect() {
+      this.set(metrics.readReady() ? 1 : 0);
+    },
+  });
   metrics.inflightBytes = new Gauge({
     name: 'c5c3_hooks_inflight_bytes',
     help: 'Bytes of the hook request bodies being handled now (bounded by MAX_INFLIGHT_BYTES).',

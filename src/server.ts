@@ -128,16 +128,16 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     now: options.monotonicNow,
   });
   const budgetStuckMs = options.budgetStuckMs ?? DEFAULT_BUDGET_STUCK_MS;
-  await app.register(probesPlugin, {
-    draining: () => app.c5c3.draining,
-    unready: () => {
-      const since = budget?.exhaustedSince;
-      const now = (options.monotonicNow ?? Date.now)();
-      return since !== undefined && now - since >= budgetStuckMs
-        ? `in-flight body budget exhausted for ${Math.round((now - since) / 1000)} s (${budget?.bytes} bytes held)`
-        : undefined;
-    },
-  });
+  const unready = () => {
+    const since = budget?.exhaustedSince;
+    const now = (options.monotonicNow ?? Date.now)();
+    return since !== undefined && now - since >= budgetStuckMs
+      ? `in-flight body budget exhausted for ${Math.round((now - since) / 1000)} s (${budget?.bytes} bytes held)`
+      : undefined;
+  };
+  await app.register(probesPlugin, { draining: () => app.c5c3.draining, unready });
+  // What /readyz answers, for the metric (and the alert) of a replica that is not ready.
+  metrics.readReady = () => !app.c5c3.draining && unready() === undefined;
   await app.register(metricsPlugin, { metrics });
   await app.register(requestLogPlugin);
   await app.register(hooksPlugin, {

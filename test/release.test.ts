@@ -94,7 +94,7 @@ t.test('.ci/run runs the suite a second time under Node 24, then the e2e suite, 
 
 t.test('README: the files its commands name exist, and the documented NetworkPolicy patch path resolves', async (t) => {
   const readme = read('README.md');
-  const named = [...new Set([...readme.matchAll(/\b((?:hooks|examples|manifests|metacontroller)\/[\w./-]+\.(?:json|yaml))\b/g)].map((m) => m[1]!))];
+  const named = [...new Set([...readme.matchAll(/(?<![\w/-])((?:hooks|examples|manifests|metacontroller|charts)\/[\w./-]+\.(?:json|yaml))\b/g)].map((m) => m[1]!))];
   t.ok(named.length >= 3, named.join(', '));
   for (const file of named) t.doesNotThrow(() => read(file), `${file} exists`);
   const path = /path: (\/spec\/ingress\S+)/.exec(readme)![1]!;

@@ -106,9 +106,13 @@ t.test('metrics: Node defaults and the hook histogram labelled by hook and outco
   t.match(text, /c5c3_hooks_request_duration_seconds_count\{hook="controlplane\/customize",outcome="success"\} 1/);
   t.match(text, /c5c3_hooks_request_duration_seconds_count\{hook="controlplane\/customize",outcome="client_error"\} 1/);
   t.match(text, /^c5c3_hooks_inflight_bytes 0$/m, 'the in-flight budget, given back');
-  for (const line of text.split('\n').filter((l) => l.startsWith('c5c3_hooks_') && !l.startsWith('c5c3_hooks_inflight_bytes '))) {
+  t.match(text, /^c5c3_hooks_ready 1$/m, 'readiness');
+  for (const line of text.split('\n').filter((l) => l.startsWith('c5c3_hooks_') && !l.startsWith('c5c3_hooks_inflight_bytes ') && !l.startsWith('c5c3_hooks_ready '))) {
     const labels = [...line.matchAll(/(\w+)="/g)].map((m) => m[1]).filter((l) => l !== 'le');
-    if (line.startsWith('c5c3_hooks_memo_lookups_total{')) {
+    if (line.startsWith('c5c3_hooks_controlplane_conditions_total{')) {
+      // ControlPlane answers by condition: bounded by the types and reasons of conditions.ts (test/monitoring.test.ts).
+      t.same(labels, ['condition', 'status', 'reason'], `no per-object labels: ${line.split(' ')[0]}`);
+    } else if (line.startsWith('c5c3_hooks_memo_lookups_total{')) {
       // The memo counters: one series per memo (memo.ts MEMO, a fixed set) and result.
       t.same(labels, ['memo', 'result'], `no per-object labels: ${line.split(' ')[0]}`);
       t.ok((Object.values(MEMO) as string[]).includes(/memo="([^"]+)"/.exec(line)![1]!), `a memo of MEMO: ${line.split(' ')[0]}`);

@@ -3,7 +3,7 @@
 // it first): each `@ts-expect-error` line fails the typecheck if the compiler stops refusing it,
 // for instance when a reason type widens back to `string`.
 import t from 'tap';
-import { CONDITION, REASON, SUB_CONDITIONS, type Decision, type Reason, type SubConditionType } from '../src/controlplane/conditions.js';
+import { ASIDE_CONDITIONS, CONDITION, REASON, SUB_CONDITIONS, type Decision, type Reason, type SubConditionType } from '../src/controlplane/conditions.js';
 import type { Stage } from '../src/controlplane/stage.js';
 import type { ConditionDecision } from '../src/k8s/conditions.js';
 import { STAGE_TABLE } from '../src/controlplane/pipeline.js';
@@ -26,7 +26,8 @@ t.test('a misspelt reason or condition type does not compile', async (t) => {
 });
 
 t.test('every stage owns a distinct sub-condition, in the seed order', async (t) => {
-  t.same(STAGE_TABLE.map((s) => s.conditionType), [...SUB_CONDITIONS]);
+  t.same(STAGE_TABLE.filter((s) => !s.aside).map((s) => s.conditionType), [...SUB_CONDITIONS]);
+  t.same(STAGE_TABLE.filter((s) => s.aside).map((s) => s.conditionType), [...ASIDE_CONDITIONS], 'the aside stages own the aside conditions');
 });
 
 t.test('REASON values are their own keys (a reason is spelt once)', async (t) => {

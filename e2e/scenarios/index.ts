@@ -10,6 +10,8 @@ import { realServicesScenarios } from './real-services.js';
 import { realCloudScenarios } from './real-cloud.js';
 import { realScheduledScenarios } from './real-scheduled.js';
 import { fleetScenarios } from './fleet.js';
+import { chartScenarios } from './chart.js';
+import { backupScenarios } from './backup.js';
 
 export { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, type Ctx, type Scenario } from './support.js';
 
@@ -21,6 +23,8 @@ export function scenarios(shared: string): Scenario[] {
     ...realServicesScenarios(), // 21
     ...realCloudScenarios(), // 26: the compute cloud
     ...realScheduledScenarios(shared), // 23, 24
+    ...chartScenarios(), // 30: the Helm chart, the alert rules
+    ...backupScenarios(), // 31: the database backup and its restore
     ...fleetScenarios(shared), // 25
   ];
 }

@@ -30,6 +30,12 @@ export const TRANSPORT_URL_KEY = 'transport_url';
 export const rabbitmqName = (cp: string) => `${cp}-rabbitmq`;
 
 /**
+ * The scheduled backup of a managed database (mariadb-operator Backup, docs/architecture.md §2.15);
+ * with PVC storage the operator names the claim holding the backups the same.
+ */
+export const databaseBackupName = (cp: string) => `${cp}-database-backup`;
+
+/**
  * Names of the children of one service beside Keystone (`svc`: its name under spec.services;
  * docs/architecture.md §7.5): its CR, DB credentials, service-user password and its backup, K-ORC
  * account and catalog.

@@ -24,6 +24,7 @@ import { CONTROLPLANE } from './group.js';
 import { Gateway, PolicySpec } from './service-fields.js';
 import { ownedNameRule } from './owned-names.js';
 import { TRANSPORT_URL_KEY } from './child-names.js';
+import { BACKUP_MANAGED_ONLY, DatabaseBackup } from './database-backup.js';
 
 /** The reference webhook's defaults, named once: the schema, the docs and the tests use them. */
 export const DEFAULTS = {
@@ -103,6 +104,7 @@ const Database = Type.Object(
       }),
     ),
     tls: Type.Optional(DatabaseTLS),
+    backup: Type.Optional(DatabaseBackup),
   },
   {
     description:
@@ -125,6 +127,7 @@ const Database = Type.Object(
           "(has(oldSelf.clusterRef.name) ? oldSelf.clusterRef.name : '')",
         message: 'database clusterRef.name is immutable',
       },
+      BACKUP_MANAGED_ONLY,
     ),
   } as KubeOptions,
 );

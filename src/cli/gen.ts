@@ -7,12 +7,14 @@ import { parseArgs } from 'node:util';
 import { renderCRDs } from '../crd/generate.js';
 import { renderControllers } from '../crd/controllers.js';
 import { renderHookPayloads } from './hook-payloads.js';
+import { renderChartFiles } from './chart-files.js';
 import { packageRoot } from '../package-root.js';
 
 const USAGE = `usage: npm run gen -- [--check] [--root DIR]
 
 Regenerates the generated files: manifests/crds/ from the TypeBox schemas in src/api/, the
-ControlPlane's CompositeController in metacontroller/ from the kinds it owns, and
+ControlPlane's CompositeController in metacontroller/ from the kinds it owns, the Helm chart's
+crds/ and Metacontroller templates (charts/c5c3-hooks) from those and metacontroller/, and
 hooks/ from simulated lifecycles (files of a situation that no longer occurs are removed).
 Lists the files it wrote or removed; unchanged files are not touched.
 
@@ -44,7 +46,11 @@ const check = args.check === true;
 /** hooks/ files captured from the real Metacontroller by `npm run e2e`, not generated. */
 const CAPTURED_FROM_METACONTROLLER = /^metacontroller-/;
 
-const wanted = new Map<string, string>([...renderCRDs(), ...renderControllers()]);
+const controllers = renderControllers();
+const wanted = new Map<string, string>([...renderCRDs(), ...controllers]);
+// The chart's controller templates are made from this checkout's metacontroller/ (the sources) and
+// the controller generated above, whatever --root writes to.
+for (const [path, content] of renderChartFiles(packageRoot(import.meta.url), controllers)) wanted.set(path, content);
 const payloads = await renderHookPayloads();
 for (const [path, content] of payloads) wanted.set(path, content);
 

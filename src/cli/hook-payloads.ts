@@ -114,6 +114,18 @@ export const CLOUD: Obj = {
   },
 };
 
+/** The managed ControlPlane with a nightly database backup to a volume (docs/architecture.md §2.15). */
+export const BACKUP: Obj = {
+  metadata: { name: 'keystone', namespace: 'openstack-backup' },
+  spec: {
+    ...MANAGED.spec,
+    infrastructure: {
+      ...MANAGED.spec.infrastructure,
+      database: { clusterRef: { name: 'openstack-db' }, backup: { schedule: '0 3 * * *', storage: { persistentVolumeClaim: { resources: { requests: { storage: '50Gi' } } } } } },
+    },
+  },
+};
+
 export const RUNS: Run[] = [
   { name: 'managed', controlPlane: MANAGED, phases: ['converge', 'duplicate', 'remove-duplicate', 'rotate-password', 'remint', 'outage', 'recover', 'delete'] },
   { name: 'brownfield', controlPlane: BROWNFIELD, phases: ['converge', 'delete'] },
@@ -128,6 +140,7 @@ export const RUNS: Run[] = [
   // A ControlPlane taken over from the reference operator (README "Taking over…"): the first
   // calls Metacontroller makes after the cutover, with no bookkeeping of ours on the children.
   { name: 'takeover', controlPlane: MANAGED, phases: ['converge', ...SCENARIOS.takeover!], hooks: ['controlplane-sync'], keepPhases: ['takeover'] },
+  { name: 'backup', controlPlane: BACKUP, phases: ['converge', ...SCENARIOS.backup!], hooks: ['controlplane-sync'], keepPhases: SCENARIOS.backup! },
 ];
 
 /** A call's request through a fresh server at its clock and seed: the HTTP status and JSON body. */

@@ -22,6 +22,8 @@ export const CONDITION = {
   /** Aggregate over the declared services (seed 002), computed with Ready in status.ts. */
   Services: 'ServicesReady',
   Ready: 'Ready',
+  /** The scheduled database backup: outside the Ready aggregate (ASIDE_CONDITIONS). */
+  DatabaseBackup: 'DatabaseBackupReady',
 } as const;
 
 /** A ControlPlane condition type: one of CONDITION's values. */
@@ -37,6 +39,16 @@ export type SubConditionType = (typeof CHAIN_CONDITION)[keyof typeof CHAIN_CONDI
  * docs/architecture.md §2.13).
  */
 export const SUB_CONDITIONS: readonly SubConditionType[] = [...Object.values(CHAIN_CONDITION), ...SERVICE_CONDITIONS];
+
+/**
+ * Conditions owned by an aside stage (docs/architecture.md §2.15): decided on every pass, even
+ * when the chain stopped earlier, and outside the Ready aggregate, so their failing state is
+ * visible without making the ControlPlane unready.
+ */
+export const ASIDE_CONDITIONS = [CONDITION.DatabaseBackup] as const;
+export type AsideConditionType = (typeof ASIDE_CONDITIONS)[number];
+/** The condition a stage owns. */
+export type StageConditionType = SubConditionType | AsideConditionType;
 
 const CHAIN_REASON = {
   // Ready aggregate and duplicate guard
@@ -120,6 +132,14 @@ const CHAIN_REASON = {
   // ServicesReady aggregate
   ServicesReady: 'ServicesReady',
   ServicesNotReady: 'ServicesNotReady',
+  // DatabaseBackupReady (database-backup.ts): the mariadb-operator Backup's own state, then ours
+  BackupScheduled: 'BackupScheduled',
+  BackupRunning: 'BackupRunning',
+  BackupSucceeded: 'BackupSucceeded',
+  BackupFailed: 'BackupFailed',
+  WaitingForBackup: 'WaitingForBackup',
+  BackupRemoved: 'BackupRemoved',
+  DatabaseBackupError: 'DatabaseBackupError',
   // Finalize
   FinalizingORC: 'FinalizingORC',
   ORCTeardownStalled: 'ORCTeardownStalled',

@@ -53,9 +53,9 @@ export function keystoneInternalUrl(ns: string, cp: string): string {
   return `http://${childNames(cp).keystone}.${ns}.svc:5000/v3`;
 }
 
-import { TRANSPORT_URL_KEY, accountNames, childNames, rabbitmqName, sharedServiceAccountNames, serviceChildNames } from '../api/child-names.js';
+import { TRANSPORT_URL_KEY, accountNames, childNames, databaseBackupName, rabbitmqName, sharedServiceAccountNames, serviceChildNames } from '../api/child-names.js';
 
-export { TRANSPORT_URL_KEY, accountNames, childNames, rabbitmqName, sharedServiceAccountNames, serviceChildNames };
+export { TRANSPORT_URL_KEY, accountNames, childNames, databaseBackupName, rabbitmqName, sharedServiceAccountNames, serviceChildNames };
 
 /**
  * The OpenStack project and role every service user is given. `keystone-manage bootstrap` (what

@@ -4,7 +4,7 @@
 // their previous condition and their observed children stay exactly as last applied.
 import { performance } from 'node:perf_hooks';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
-import type { SubConditionType } from './conditions.js';
+import type { StageConditionType } from './conditions.js';
 import { keepObserved, assertKeepsObserved } from '../k8s/invariant.js';
 import type { KubeObject } from '../k8s/observed.js';
 import type { Stage, StageInput, StageOutcome, StageResult } from './stage.js';
@@ -22,9 +22,11 @@ import { referenceStage } from './services/reference.js';
 import { trackUnapplied, type Unapplied, type UnappliedChild } from './unapplied.js';
 import { recordingInput, stageComputed, type StageMemo, type StageReads } from './stage-memo.js';
 import { withinChildLimits } from './child-limits.js';
+import { databaseBackupStage } from './database-backup.js';
 
 export const STAGE_TABLE: readonly Stage[] = [
   infrastructureStage, // gate: none                 → InfrastructureReady
+  databaseBackupStage, // aside: every pass           → DatabaseBackupReady (not in Ready)
   dbCredentialsStage, // gate: none                   → DBCredentialsReady
   adminPasswordStage, // gate: none                   → AdminPasswordReady
   keystoneStage, // gate: InfrastructureReady          → KeystoneReady
@@ -38,7 +40,7 @@ export const STAGE_TABLE: readonly Stage[] = [
 /** Per-stage measurement, for the seed's metrics. */
 export interface StageTrace {
   name: string;
-  conditionType: SubConditionType;
+  conditionType: StageConditionType;
   seconds: number;
   outcome: StageOutcome['kind'];
 }
@@ -58,9 +60,9 @@ function errorsFor(stage: Stage, index: number, errors: string[], table: readonl
   const under = (e: string, path: string) => e.startsWith(`${path}.`) || e.startsWith(`${path}:`) || e.startsWith(`${path}[`);
   // A sibling (service) stage's fields are its own: a bad services.placement never fails Keystone,
   // whose reads (spec.services) cover it.
-  const ownedBySibling = (e: string) => table.some((other) => other.sibling && other.reads.some((p) => under(e, p)));
+  const ownedBySibling = (e: string) => table.some((other) => (other.sibling || other.aside) && other.reads.some((p) => under(e, p)));
   return errors.filter((e) => {
-    if (!stage.sibling && ownedBySibling(e)) return false;
+    if (!stage.sibling && !stage.aside && ownedBySibling(e)) return false;
     if (stage.reads.some((p) => under(e, p))) return true;
     if (index !== 0) return false;
     return !table.some((other) => other.reads.some((p) => under(e, p)));
@@ -82,7 +84,7 @@ export function runPipeline(
   let stopped = false;
 
   table.forEach((stage, index) => {
-    if (stopped) return;
+    if (stage.aside ? !stage.aside.applies({ ...input, decided }) : stopped) return;
     const started = performance.now();
     const kept = memo ? memo.lookup(stage.name, { decided, rollout: input.rollout }) : stageComputed();
     let result: StageResult;
@@ -119,7 +121,9 @@ export function runPipeline(
     );
     desired.push(...result.children);
     for (const id of result.releases ?? []) released.add(id);
-    if (result.outcome.kind !== 'complete') {
+    if (stage.aside) {
+      // Its condition says how it is; its child's changes call the hook again.
+    } else if (result.outcome.kind !== 'complete') {
       if (!stage.sibling) stopped = true;
       resyncAfterSeconds = Math.min(result.outcome.requeueSeconds, resyncAfterSeconds ?? Infinity);
     } else if (result.resyncAfterSeconds !== undefined) {

@@ -2,7 +2,7 @@
 // request, the clock and the conditions already decided in this pass.
 import type { ControlPlaneSpec } from '../api/controlplane.js';
 import type { Condition } from '../k8s/conditions.js';
-import type { Decision, Reason, SubConditionType } from './conditions.js';
+import type { Decision, Reason, StageConditionType, SubConditionType } from './conditions.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
 import type { AdminApplicationCredentialStatus as CredentialStatus } from '../api/controlplane.js';
 import type { ResolvedSpec } from './spec.js';
@@ -84,7 +84,7 @@ export interface Stage {
   /** The seed's sub-reconciler name (metric label `sub_reconciler`). */
   name: string;
   /** The one condition the stage owns. */
-  conditionType: SubConditionType;
+  conditionType: StageConditionType;
   /** Spec paths the stage reads: a schema error under one of them fails this stage. */
   reads: string[];
   /** Seconds to wait before the next pass while this stage is waiting or failed. */
@@ -94,6 +94,12 @@ export interface Stage {
    * the chain for the siblings after it; it still asks for its interval.
    */
   sibling?: boolean;
+  /**
+   * An aside stage (docs/architecture.md §2.15) runs on every pass, wherever the chain stopped,
+   * and never stops it or asks for a resync; it runs only when `applies` (its condition is then in
+   * the status; otherwise the status has none). Its condition is outside the Ready aggregate.
+   */
+  aside?: { applies(input: StageInput): boolean };
   run(input: StageInput): StageResult;
 }
 

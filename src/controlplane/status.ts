@@ -5,7 +5,7 @@
 import type { ControlPlaneSpec } from '../api/controlplane.js';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
 import type { CredentialStatus } from './credential/credential-status.js';
-import { CONDITION, READY_MESSAGE, REASON, SERVICES_READY_MESSAGE, SUB_CONDITIONS, type Decision } from './conditions.js';
+import { ASIDE_CONDITIONS, CONDITION, READY_MESSAGE, REASON, SERVICES_READY_MESSAGE, SUB_CONDITIONS, type Decision } from './conditions.js';
 import { SERVICES, hasReference, referenceCondition, type Service } from '../api/services/index.js';
 import { notManaged } from './services/projection.js';
 import { referenceNotManaged } from './services/reference.js';
@@ -74,6 +74,12 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
     if (idle) c = decideCondition(type, idle, undefined, input.cp.generation, input.now);
     if (c) current.set(type, c);
   }
+  // Aside conditions (docs/architecture.md §2.15), outside the aggregates: as decided this pass, or
+  // as they were while the spec still declares what they watch (a parked duplicate, finalize).
+  const aside = ASIDE_CONDITIONS.flatMap((type) => {
+    const c = input.decided.get(type) ?? (input.spec.infrastructure?.database?.backup !== undefined ? input.previous.get(type) : undefined);
+    return c ? [c] : [];
+  });
   const servicesReady = decideCondition(CONDITION.Services, servicesReadyDecision(input.spec, current), input.previous.get(CONDITION.Services), input.cp.generation, input.now);
   const aggregate = readyDecision(current);
   const rolloutReady = input.update?.ready;
@@ -100,7 +106,7 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
     })),
   ];
   const status: Record<string, unknown> = {
-    conditions: [...current.values(), servicesReady, ready],
+    conditions: [...current.values(), servicesReady, ready, ...aside],
     observedGeneration: input.cp.generation,
     updatePhase: input.update?.memory.phase ?? 'Idle',
     services,

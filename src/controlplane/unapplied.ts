@@ -9,7 +9,7 @@
 import { carriesValue } from '../k8s/carries.js';
 import { identity, isTerminating, type KubeObject, type ObjectIndex } from '../k8s/observed.js';
 import { at, isObject } from '../k8s/read.js';
-import { CONDITION, REASON, TIMEOUT_SECONDS, type Decision, type Reason, type SubConditionType } from './conditions.js';
+import { CONDITION, REASON, TIMEOUT_SECONDS, type Decision, type Reason, type StageConditionType } from './conditions.js';
 import { formatTime, secondsSince } from '../k8s/conditions.js';
 import { GVK } from '../k8s/kinds.js';
 import { SERVICES } from '../api/services/index.js';
@@ -50,6 +50,7 @@ function differences(live: unknown, want: unknown, path: string, out: string[]):
 
 /** The error reason of a refused child by its kind, where the kind alone decides it (docs/architecture.md §7.3). */
 const KIND_ERROR: Readonly<Record<string, Reason>> = {
+  Backup: REASON.DatabaseBackupError,
   MariaDB: REASON.MariaDBError,
   Memcached: REASON.MemcachedError,
   RabbitmqCluster: REASON.MessagingError,
@@ -62,7 +63,7 @@ const KIND_ERROR: Readonly<Record<string, Reason>> = {
 };
 
 /** The seed's error reason of a stage for one of its children; undefined for a kind no stage emits. */
-export function errorReason(conditionType: SubConditionType, child: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Reason | undefined {
+export function errorReason(conditionType: StageConditionType, child: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Reason | undefined {
   const byKind = KIND_ERROR[child.kind];
   if (byKind !== undefined) return byKind;
   switch (child.kind) {
@@ -87,7 +88,7 @@ export interface Unapplied {
 
 /** Track the children one stage asks for this pass against what is observed. */
 export function trackUnapplied(
-  conditionType: SubConditionType,
+  conditionType: StageConditionType,
   desired: KubeObject[],
   observed: ObjectIndex,
   previous: readonly UnappliedChild[],

@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { CaptureWriter } from '../capture/capture.js';
 import type { Metrics } from '../metrics.js';
+import { countConditions, initConditionSeries } from './condition-metrics.js';
 import { seededRandom } from '../random.js';
 import { HOOK_ROUTES, type HookContext, type HookRunner } from '../routes.js';
 
@@ -35,9 +36,13 @@ export function answerShared(body: unknown, answer: (body: unknown, context: Hoo
   }
 }
 
+/** The hooks whose answers carry a ControlPlane's whole status (counted by condition, metrics.ts). */
+const CONTROLPLANE_ANSWERS: ReadonlySet<string> = new Set(['/controlplane/sync', '/controlplane/finalize']);
+
 export const hooksPlugin = fp(
   async (app: FastifyInstance, options: HooksPluginOptions) => {
     const { metrics, capture } = options;
+    initConditionSeries(metrics);
     const onStage: HookContext['onStage'] = (trace) => {
       metrics.stageDuration.observe({ sub_reconciler: trace.name }, trace.seconds);
       if (trace.outcome === 'failed') metrics.stageErrors.inc({ sub_reconciler: trace.name, condition_type: trace.conditionType });
@@ -54,6 +59,7 @@ export const hooksPlugin = fp(
         call.log.error({ hook: call.path }, 'the hook failed on its shared (frozen) request; answered from a private copy'),
       );
       capture?.write(call.path, now, call.body, response, options.randomSeed);
+      if (CONTROLPLANE_ANSWERS.has(call.path)) countConditions(metrics, response);
       return response;
     };
     for (const route of HOOK_ROUTES) route.register(app, run);

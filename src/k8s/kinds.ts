@@ -10,6 +10,10 @@ export type { KindInfo };
 export const GVK = {
   Secret: kind('v1', 'Secret', 'secrets'),
   MariaDB: kind('k8s.mariadb.com/v1alpha1', 'MariaDB', 'mariadbs'),
+  /** mariadb-operator's scheduled backup of a MariaDB (the database backup, docs/architecture.md §2.15). */
+  Backup: kind('k8s.mariadb.com/v1alpha1', 'Backup', 'backups'),
+  /** mariadb-operator's restore of a Backup into a MariaDB: created by people (README), read by the simulator. */
+  Restore: kind('k8s.mariadb.com/v1alpha1', 'Restore', 'restores'),
   Memcached: kind('memcached.c5c3.io/v1beta1', 'Memcached', 'memcacheds'),
   ExternalSecret: kind('external-secrets.io/v1', 'ExternalSecret', 'externalsecrets'),
   PushSecret: kind('external-secrets.io/v1alpha1', 'PushSecret', 'pushsecrets'),
@@ -56,5 +60,6 @@ export const CONTROLPLANE_CHILD_KINDS: readonly KindInfo[] = [
   GVK.Project,
   GVK.Role,
   GVK.RoleAssignment,
+  GVK.Backup,
   ...SERVICE_KINDS,
 ];

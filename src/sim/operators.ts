@@ -8,6 +8,8 @@ import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
 import { ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
 import { SERVICES, type Service, type ServiceName } from '../api/services/index.js';
+import { backupStatusOf, mariadbBackups, type BackupRecord } from './mariadb-backups.js';
+import { condition } from './conditions.js';
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
@@ -56,6 +58,10 @@ export interface World {
    * other operators read those CRs' status as it is.
    */
   realKeystoneNamespaces: Set<string>;
+  /** The stand-in mariadb-operator's Backups (`namespace/name`) and their snapshots (mariadb-backups.ts). */
+  backups: Map<string, BackupRecord>;
+  /** Failure knob of the stand-in mariadb-operator: every backup Job fails while set. */
+  backupsFail: boolean;
 }
 
 export function newWorld(cluster: Cluster): World {
@@ -67,20 +73,15 @@ export function newWorld(cluster: Cluster): World {
     notes: [],
     realKeystoneNamespaces: new Set(),
     keystoneImagesNeverReady: new Set(),
+    backups: new Map(),
+    backupsFail: false,
   };
 }
 
 const KORC_GROUP = 'openstack.k-orc.cloud/v1alpha1';
 const FINALIZER = 'openstack.k-orc.cloud/finalizer';
 
-/** A condition, keeping its lastTransitionTime while the status does not change. */
-export function condition(previous: Obj | undefined, type: string, status: boolean, reason: string, message: string, now: Date, generation?: number): Obj {
-  const old = (previous?.conditions ?? []).find((c: Obj) => c.type === type);
-  const s = status ? 'True' : 'False';
-  const c: Obj = { type, status: s, reason, message, lastTransitionTime: old?.status === s ? old.lastTransitionTime : now.toISOString() };
-  if (generation !== undefined) c.observedGeneration = generation;
-  return c;
-}
+export { condition };
 
 /** Kinds whose operators report the generation they reconciled in status.observedGeneration. */
 const REPORTS_GENERATION = new Set(['Keystone', 'Memcached']);
@@ -630,6 +631,8 @@ export function healthyStatusOf(o: Obj, now: Date, id?: string): Obj | undefined
       return pushedStatusOf(o, now);
     case 'RabbitmqCluster':
       return rabbitmqStatusOf(o, true, now);
+    case 'Backup':
+      return backupStatusOf(o, 'succeeded', now);
     case 'OVNCentral':
       return ovnCentralStatusOf(o, true, now);
     default: {
@@ -644,6 +647,7 @@ export function healthyStatusOf(o: Obj, now: Date, id?: string): Obj | undefined
 /** The operators the model holds, in the order one pass runs them. */
 export const OPERATORS = {
   infrastructure,
+  'mariadb-backup': mariadbBackups,
   'external-secrets': externalSecrets,
   keystone: keystones,
   'k-orc': korc,

@@ -15,6 +15,7 @@ import { UPGRADE_PHASES } from './upgrade-phases.js';
 import { SCHEDULED_PHASES } from './scheduled-phases.js';
 import { SERVICE_PHASES } from './service-phases.js';
 import { SERVICES, SERVICE_KINDS } from '../api/services/index.js';
+import { BACKUP_PHASES } from './backup-phases.js';
 
 const mints = (ctx: PhaseContext) => ctx.sim.world.openstack.mints.length - ctx.startMints;
 
@@ -170,6 +171,7 @@ export const PHASES: Record<string, Phase> = {
   ...TAKEOVER_PHASES,
   ...UPGRADE_PHASES,
   ...SCHEDULED_PHASES,
+  ...BACKUP_PHASES,
   ...SERVICE_PHASES,
 };
 
@@ -187,6 +189,7 @@ export const SCENARIOS: Record<string, string[]> = {
   'upgrade-refused': ['upgrade-refused'],
   scheduled: ['scheduled', 'scheduled-outage'],
   'rotate-service-password': ['rotate-service-password'],
+  backup: ['backup', 'backup-fails', 'backup-recovers', 'restore'],
 };
 export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'aggregate', 'rotate-service-password', 'delete'];
 

@@ -104,6 +104,8 @@ const ADDED_FIELDS = new Set([
   'ControlPlane spec.services.nova',
   // Service-user password rotation (seed 002 targetServiceUser, issue 32; docs/architecture.md §2.14).
   'CredentialRotation spec.targetServiceUser',
+  // Scheduled backups of the managed database (issue 42; docs/architecture.md §2.15).
+  'ControlPlane spec.infrastructure.database.backup',
 ]);
 
 function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: string) {

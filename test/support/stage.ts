@@ -2,7 +2,7 @@
 // converged through the pure sync (no HTTP), then one stage is run against it, changed.
 import { syncControlPlane } from '../../src/controlplane/sync.js';
 import type { ControlPlaneHookRequest } from '../../src/api/hooks.js';
-import { CONDITION, SUB_CONDITIONS, type SubConditionType } from '../../src/controlplane/conditions.js';
+import { CONDITION, SUB_CONDITIONS, type StageConditionType, type SubConditionType } from '../../src/controlplane/conditions.js';
 import type { Stage, StageInput, StageResult } from '../../src/controlplane/stage.js';
 import { CONTROLPLANE_CHILD_KINDS } from '../../src/k8s/kinds.js';
 import type { Condition } from '../../src/k8s/conditions.js';
@@ -19,7 +19,7 @@ export function decidedTrue(...types: SubConditionType[]): Map<string, Condition
 }
 
 /** Every sub-condition before `type` True, as the pipeline would have decided it to reach `type`. */
-export const before = (type: SubConditionType) => decidedTrue(...SUB_CONDITIONS.slice(0, SUB_CONDITIONS.indexOf(type)));
+export const before = (type: StageConditionType) => decidedTrue(...SUB_CONDITIONS.slice(0, Math.max(0, SUB_CONDITIONS.indexOf(type as SubConditionType))));
 
 export interface StageWorld {
   parent: Obj;
