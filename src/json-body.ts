@@ -24,7 +24,8 @@
 // refused again (and costs its scan again).
 import { createHash } from 'node:crypto';
 import { errorCodes, type FastifyRequest } from 'fastify';
-import { MAX_JSON_DEPTH, scanJson } from './k8s/json-depth.js';
+import { MAX_JSON_DEPTH, scanJson, type ScannedParts } from './k8s/json-depth.js';
+import { noteSources } from './k8s/request-source.js';
 import { BoundedMemo, countLookup, deepFreeze, MEMO, memoOn } from './memo.js';
 
 class BodyTooDeep extends Error {
@@ -106,7 +107,7 @@ let charsSeen = 0;
 export function parseRemembered(text: string): unknown {
   if (text.length > BODY_MEMO.maxKey || !memoOn(MEMO.body)) {
     countLookup(MEMO.body, false);
-    return parseJsonText(text);
+    return parseJsonText(text, true);
   }
   charsSeen += text.length;
   const key = fingerprint(text);
@@ -114,7 +115,7 @@ export function parseRemembered(text: string): unknown {
   const remembered = known === undefined ? undefined : bodies.peek(known);
   countLookup(MEMO.body, remembered !== undefined);
   if (remembered !== undefined) return remembered;
-  const parsed = parseJsonText(text);
+  const parsed = parseJsonText(text, true);
   const digest = createHash('sha256').update(text, 'utf8').digest('base64');
   const lastSeen = seenAt.peek(digest);
   if (lastSeen === undefined || charsSeen - lastSeen > BODY_MEMO.maxKeyBytes) {
@@ -126,9 +127,14 @@ export function parseRemembered(text: string): unknown {
   return parsed;
 }
 
-/** `text` parsed, nesting and density bounded; throws BodyTooDeep, BodyTooDense or a SyntaxError. Not remembered, not frozen. */
-export function parseJsonText(text: string): unknown {
-  const { deeperAt: at, containers } = scanJson(text);
+/**
+ * `text` parsed, nesting and density bounded; throws BodyTooDeep, BodyTooDense or a SyntaxError.
+ * Not remembered, not frozen. `sources`: where its observed objects are in the text is noted, so
+ * a stage result can be kept by their digests (k8s/request-source.ts); the hook routes' bodies.
+ */
+export function parseJsonText(text: string, sources = false): unknown {
+  const parts: ScannedParts | undefined = sources ? { tops: [], groups: [] } : undefined;
+  const { deeperAt: at, containers } = scanJson(text, MAX_JSON_DEPTH, parts);
   if (at >= 0) throw new BodyTooDeep(`request nests deeper than ${MAX_JSON_DEPTH} levels (at character ${at}); no Kubernetes object nests that deep`);
   const affordable = Math.max(BODY_DENSITY.minContainers, Math.floor(text.length / BODY_DENSITY.charsPerContainer));
   if (containers > affordable) {
@@ -136,7 +142,9 @@ export function parseJsonText(text: string): unknown {
       `request opens ${containers} objects and arrays in ${text.length} characters, more than the ${affordable} the service can afford to parse (one per ${BODY_DENSITY.charsPerContainer} characters); no Kubernetes object is that dense`,
     );
   }
-  return JSON.parse(text);
+  const parsed: unknown = JSON.parse(text);
+  if (parts !== undefined) noteSources(parsed, text, parts);
+  return parsed;
 }
 
 /** The content-type parser of application/json: `text` parsed, or remembered (parseRemembered). */

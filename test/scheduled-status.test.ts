@@ -47,7 +47,7 @@ t.test('status: expiresAt, rotationEligibleAt, the superseded credential with it
   const aSuperseded = ac(A, 'ac-1', { 'c5c3.io/superseded-at': '2026-01-24T00:00:00Z' }, '2026-01-01T00:00:00Z', '2026-01-31T00:00:00Z');
   const b = ac(B, 'ac-2', { 'c5c3.io/rotation-sequence': '1' }, '2026-01-23T23:00:00Z', '2026-02-22T23:00:00Z');
   const now = new Date('2026-01-24T00:00:05Z');
-  const previous = { adminApplicationCredential: { id: 'ac-1', restricted: true, lastRotation: '2026-01-01T00:00:00Z' } };
+  const previous = { id: 'ac-1', restricted: true, lastRotation: '2026-01-01T00:00:00Z' };
   t.same(credentialStatus(cp, index(aSuperseded, b), previous, () => now, S), {
     id: 'ac-2',
     restricted: true,
@@ -56,7 +56,7 @@ t.test('status: expiresAt, rotationEligibleAt, the superseded credential with it
     rotationEligibleAt: '2026-02-15T23:00:00Z',
     superseded: { id: 'ac-1', revokeAt: '2026-01-25T00:00:00Z' },
   });
-  const alone = credentialStatus(cp, index(b), { adminApplicationCredential: { id: 'ac-2', restricted: true, lastRotation: '2026-01-24T00:00:05Z' } }, () => new Date('2026-01-26T00:00:00Z'), S);
+  const alone = credentialStatus(cp, index(b), { id: 'ac-2', restricted: true, lastRotation: '2026-01-24T00:00:05Z' }, () => new Date('2026-01-26T00:00:00Z'), S);
   t.notOk(alone?.superseded, 'gone once revoked');
   t.equal(alone?.lastRotation, '2026-01-24T00:00:05Z', 'kept while the id stays');
   t.notOk(credentialStatus(cp, index(b), undefined, () => now)?.rotationEligibleAt, 'no schedule, no rotationEligibleAt');

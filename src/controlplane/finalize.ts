@@ -5,18 +5,18 @@
 // the parent released and garbage collection removes the rest.
 import type { CompositeHookResponse, ControlPlaneHookRequest } from '../api/hooks.js';
 import { GVK, type KindInfo } from '../k8s/kinds.js';
-import { keepAsIs, identity, isReady, isTerminating, ObjectIndex, type KubeObject } from '../k8s/observed.js';
+import { keepAsIs, identity, isReady, isTerminating, type ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import { terminalError } from '../k8s/orc.js';
-import { at, isObject, stringAt } from '../k8s/read.js';
+import { at, isObject } from '../k8s/read.js';
 import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
-import { decideCondition, previousConditions, secondsSince } from '../k8s/conditions.js';
+import { decideCondition, secondsSince } from '../k8s/conditions.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS } from './conditions.js';
 import { childNames } from './names.js';
-import { readSpec } from './spec.js';
+import { readRequest } from './request-reading.js';
 import { buildStatus } from './status.js';
 import { carriedRollout } from './rollout/rollout.js';
 import { credentialStatus } from './credential/credential-status.js';
-import { controlPlaneRef, type ControlPlaneRef } from './ref.js';
+import type { ControlPlaneRef } from './ref.js';
 import type { HookEvent } from '../events.js';
 import { SERVICES, SERVICE_KINDS } from '../api/services/index.js';
 
@@ -117,16 +117,13 @@ function identityServiceToKeep(cp: ControlPlaneRef, children: ObjectIndex): Kube
 }
 
 export function finalizeControlPlane(request: ControlPlaneHookRequest, context: FinalizeContext): CompositeHookResponse {
-  const parent = request.parent;
-  const cp = controlPlaneRef(parent);
-  const children = new ObjectIndex(request.children, request.parent.metadata.namespace);
-  const previous = previousConditions(parent.status);
-  const { spec } = readSpec(parent.spec, parent.metadata.name);
+  const reading = readRequest(request);
+  const { cp, children, previous, spec } = reading;
   const orc = children.all().filter(isOrcKind);
   const korc = (status: 'True' | 'False', reason: string, message: string) =>
     new Map([[CONDITION.KORC, decideCondition(CONDITION.KORC, { status, reason, message }, previous.get(CONDITION.KORC), cp.generation, context.now)]]);
   const status = (decided: ReturnType<typeof korc>) =>
-    buildStatus({ cp, spec, credential: credentialStatus(cp, children, parent.status, () => context.now), previous, decided, now: context.now, update: carriedRollout(parent.status, spec) });
+    buildStatus({ cp, spec, credential: credentialStatus(cp, children, reading.previousCredential, () => context.now), previous, decided, now: context.now, update: carriedRollout(reading.rollout, spec) });
   const everythingAsIs = children.all().map(keepAsIs);
 
   if (orc.length === 0) {
@@ -149,7 +146,7 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
     };
   }
 
-  const age = secondsSince(stringAt(parent, 'metadata', 'deletionTimestamp'), context.now);
+  const age = secondsSince(reading.deletionTimestamp, context.now);
   if (age !== undefined && age > TIMEOUT_SECONDS.orcTeardownStall) {
     const objects = orc.map(label);
     const message =

@@ -74,6 +74,8 @@ export function runPipeline(
   table: readonly Stage[] = STAGE_TABLE,
   previousUnapplied: readonly UnappliedChild[] = [],
   memo?: StageMemo,
+  /** Told of each kind a stage looked at without declaring it (Stage.observes): a test's probe. */
+  onUndeclared?: (stage: Stage, where: 'children' | 'related', kind: string) => void,
 ): PipelineResult {
   const decided = new Map<string, Condition>();
   const desired: KubeObject[] = [];
@@ -86,7 +88,8 @@ export function runPipeline(
   table.forEach((stage, index) => {
     if (stage.aside ? !stage.aside.applies({ ...input, decided }) : stopped) return;
     const started = performance.now();
-    const kept = memo ? memo.lookup(stage.name, { decided, rollout: input.rollout }) : stageComputed();
+    const key = memo?.keyOf(stage);
+    const kept = memo ? memo.lookup(stage, key, { decided, rollout: input.rollout, credential: input.credential, parentAnnotations: input.parentAnnotations }) : stageComputed();
     let result: StageResult;
     let tracked: Unapplied;
     const track = (now: () => Date) => trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, now);
@@ -94,13 +97,13 @@ export function runPipeline(
       result = kept.result;
       tracked = kept.unapplied ?? track(() => input.now);
     } else {
-      // Kept with the request (stage-memo.ts) unless it read this call's clock, random source or credential.
+      // Kept by what it read (stage-memo.ts) unless it read this call's clock or random source.
       const stageInput: StageInput = { ...input, decided };
       const reads: StageReads = { decided: new Map() };
-      let opaque = memo === undefined;
+      let opaque = key === undefined;
       const schemaErrors = errorsFor(stage, index, input.specErrors, table);
       result = withinChildLimits(
-        schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run(opaque ? stageInput : recordingInput(stageInput, reads, () => (opaque = true))),
+        schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run(recordingInput(stage, stageInput, reads, () => (opaque = true), (where, kind) => onUndeclared?.(stage, where, kind))),
         stage.interval,
       );
       let clockRead = false;
@@ -108,7 +111,7 @@ export function runPipeline(
         clockRead = true;
         return input.now;
       });
-      if (!opaque) memo?.keep(stage.name, reads, result, clockRead ? undefined : tracked);
+      if (!opaque && key !== undefined) memo?.keep(stage, key, reads, result, clockRead ? undefined : tracked);
     }
     unapplied.push(...tracked.entries);
     // A child the API server keeps refusing is the seed's error, not an eternal wait;

@@ -1,28 +1,38 @@
-// What a sync reads of its request before the clock enters: the ControlPlane as the stages refer
-// to it, its spec read (defaulted, validated, resolved), the observed children and the related
-// objects indexed, the previous conditions and unapplied children, the namespace's incumbent and
-// the rotation schedule in force. All of it is a pure function of the request.
+// The one reading of a ControlPlane hook request (sync and finalize alike, issue 43): the only
+// module that looks at the raw request (test/house-rules.test.ts). Everything the hooks use of it
+// is read here once, typed: the ControlPlane as the stages refer to it, its spec read (defaulted,
+// validated, resolved), its annotations and deletion time, the previous status (conditions,
+// unapplied children, the admin credential's status, the rollout memory), the observed children
+// and related objects indexed, the namespace's incumbent and the rotation schedule in force, and
+// the key of its stage results (stage-memo.ts). All of it is a pure function of the request.
 //
 // A request body the server remembers (json-body.ts) is one frozen object, shared by every call
 // that sends the same bytes (a converged ControlPlane's resync), so its reading is kept with it
 // (a WeakMap: it goes when the body leaves the memo) and read once per body, not once per call.
 // A kept reading is shared like the body: its objects are frozen, its maps read-only to the stages.
 // A body that is not frozen (parsed for this call alone, or an in-process caller's) is read afresh.
+import { createHash } from 'node:crypto';
 import type { ControlPlaneHookRequest } from '../api/hooks.js';
 import type { SpecReading } from './spec.js';
 import { readSpec } from './spec.js';
 import { ObjectIndex } from '../k8s/observed.js';
 import { previousConditions, type Condition } from '../k8s/conditions.js';
-import { stringAt } from '../k8s/read.js';
+import { at, isObject, stringAt } from '../k8s/read.js';
 import { controlPlaneRef, type ControlPlaneRef } from './ref.js';
 import { incumbentOver } from './duplicate-guard.js';
 import { previousUnapplied, type UnappliedChild } from './unapplied.js';
 import { activeSchedule, type Schedule } from './credential/schedule.js';
+import { previousCredential, type CredentialStatus } from './credential/credential-status.js';
+import { readRolloutMemory, type RolloutMemory } from './rollout/rollout-state.js';
 import { StageMemo } from './stage-memo.js';
-import { countLookup, deepFreeze, MEMO, memoOn } from '../memo.js';
+import { countLookup, deepFreeze, exactKey, MEMO, memoOn } from '../memo.js';
 
 export interface RequestReading extends SpecReading {
   cp: ControlPlaneRef;
+  /** metadata.annotations with string values (anything else is ignored). */
+  annotations: Readonly<Record<string, string>> | undefined;
+  /** metadata.deletionTimestamp, as written. */
+  deletionTimestamp: string | undefined;
   /** Observed children (owned by this ControlPlane). */
   children: ObjectIndex;
   /** Related objects (customize). */
@@ -31,16 +41,15 @@ export interface RequestReading extends SpecReading {
   previous: ReadonlyMap<string, Condition>;
   /** The previous status' unapplied children. */
   previousUnapplied: readonly UnappliedChild[];
+  /** The previous status' admin credential (status.adminApplicationCredential), when well-formed. */
+  previousCredential: CredentialStatus | undefined;
+  /** The rollout as the previous status left it (updatePhase, rollout, lastUpdate, Keystone's release). */
+  rollout: RolloutMemory;
   /** The namespace's incumbent ControlPlane when it is not this one (duplicate-guard.ts). */
   incumbent: string | undefined;
   /** The rotation schedule in force (credential/schedule.ts), when Scheduled. */
   schedule: Schedule | undefined;
-  /** What is kept with a kept reading (stage-memo.ts); nothing for a reading afresh. */
-  kept: KeptWithRequest | undefined;
-}
-
-/** The stage results kept with a remembered request. */
-export interface KeptWithRequest {
+  /** The stage results kept by what each stage reads, as this request looks them up (stage-memo.ts). */
   stages: StageMemo;
 }
 
@@ -50,38 +59,58 @@ const kept = new WeakMap<object, RequestReading>();
 export function readRequest(request: ControlPlaneHookRequest): RequestReading {
   if (!Object.isFrozen(request) || !memoOn(MEMO.requestReading)) {
     countLookup(MEMO.requestReading, false);
-    return read(request, undefined);
+    return read(request, false);
   }
   let reading = kept.get(request);
   countLookup(MEMO.requestReading, reading !== undefined);
-  if (reading === undefined) kept.set(request, (reading = read(request, { stages: new StageMemo() })));
+  if (reading === undefined) kept.set(request, (reading = read(request, true)));
   return reading;
 }
 
-function read(request: ControlPlaneHookRequest, keep: KeptWithRequest | undefined): RequestReading {
+function read(request: ControlPlaneHookRequest, shared: boolean): RequestReading {
   const parent = request.parent;
+  const status: unknown = parent.status;
   const cp = controlPlaneRef(parent);
   const { spec, errors, resolved } = readSpec(parent.spec, cp.name);
   const children = new ObjectIndex(request.children, parent.metadata.namespace);
   const related = new ObjectIndex(request.related, parent.metadata.namespace);
-  const previous = previousConditions(parent.status);
+  const previous = previousConditions(status);
+  const unapplied = previousUnapplied(status);
   const reading: RequestReading = {
     cp,
     spec,
     errors,
     resolved,
+    annotations: annotationsOf(parent),
+    deletionTimestamp: stringAt(parent, 'metadata', 'deletionTimestamp'),
     children,
     related,
     previous,
-    previousUnapplied: previousUnapplied(parent.status),
+    previousUnapplied: unapplied,
+    previousCredential: previousCredential(status),
+    rollout: readRolloutMemory(status),
     incumbent: incumbentOver({ name: cp.name, creationTimestamp: stringAt(parent, 'metadata', 'creationTimestamp') ?? '' }, cp.namespace, related),
     schedule: activeSchedule(spec, related, cp.namespace),
-    kept: keep,
+    // What every stage's key holds beside its kinds: the raw spec exactly (what spec, errors and
+    // resolved are read from) and the unapplied children the tracking starts from, as one digest.
+    stages: new StageMemo({
+      cp,
+      common: createHash('sha256').update(`${exactKey(parent.spec)}\n${exactKey(unapplied)}`, 'utf8').digest('base64'),
+      children,
+      related,
+    }),
   };
-  if (keep) {
+  if (shared) {
     // Shared by every call with this request: what it holds is frozen (the indexes hold the
     // request's own objects, and copies of those that did not say their namespace).
-    for (const part of [cp, children.all(), related.all(), [...previous.values()], reading.previousUnapplied, reading.schedule]) deepFreeze(part);
+    for (const part of [cp, children.all(), related.all(), [...previous.values()], unapplied, reading.schedule, reading.previousCredential, reading.rollout, reading.annotations]) deepFreeze(part);
   }
   return reading;
+}
+
+/** The parent's annotations with string values (anything else is ignored). */
+function annotationsOf(parent: unknown): Record<string, string> | undefined {
+  const raw = at(parent, 'metadata', 'annotations');
+  if (!isObject(raw)) return undefined;
+  return Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }

@@ -1,62 +1,114 @@
-// Stage results kept with a remembered request (request-reading.ts): a converged ControlPlane is
-// resynced with the same bytes call after call, and most stages answer it without the clock.
+// Stage results kept by what each stage reads (issue 43): a fleet of converged ControlPlanes is
+// resynced in turn, so no request body comes again soon enough to be remembered (json-body.ts), yet
+// what each stage reads of a ControlPlane's request stays the same from one resync to the next.
 //
-// A stage is a pure function of its input (stage.ts). For a request kept frozen by the server,
-// the part of that input read from the request (cp, spec, specErrors, resolved, children, related,
-// previous) is one set of objects, call after call; the rest is this call's: the clock, the random
-// source, the credential status, the rollout's say, and the conditions decided earlier in the
-// pass. The stage runs on an input that records what it reads of that rest:
-// - the clock, the random source or the credential status: its result is this call's alone, and
-//   nothing is kept;
-// - the rollout's say and the decided conditions: their values are recorded with the result.
-// The kept result answers a later call with the same request only when every recorded value is
-// the same in that call, so a call gets exactly the result the stage would compute. The result is
-// frozen through: it is shared by the calls it answers, as the request is.
+// A stage is a pure function of its input (stage.ts). It declares what it reads of the request
+// (Stage.observes: the kinds of observed children and related objects it looks at; the spec is
+// read whole) and the rest of its input is this call's: the clock, the random source, the
+// credential status, the rollout's say, the parent's annotations and the conditions decided earlier
+// in the pass. The kept result of a stage of a ControlPlane (by uid, namespace and name) answers a
+// later call when
+// - the call's key is the key it was computed with: the ControlPlane's generation, its spec (the
+//   raw spec, exactly: exactKey), its previous unapplied children, and the digest of every object
+//   of each declared kind (ObjectIndex.kindDigest: the SHA-256 of the texts the objects were parsed
+//   from, k8s/request-source.ts); a request the hook routes' parser did not note (an in-process
+//   caller's) has no key, and every stage is computed;
+// - every value the stage read of the call's own input is the same in this call: the decided
+//   conditions it looked up, the rollout, the credential status, the annotations (recorded as
+//   they are read, exactKey). What reads the clock or the random source is never kept.
+// A stage sees only what it declared: its children and related objects are views of the declared
+// kinds (DeclaredIndex); a look at another kind answers as the whole index would and leaves the
+// result unkept, and test/stage-reads.test.ts fails on it. The unapplied-children tracking of the
+// stage's children (unapplied.ts) is kept with the result when it did not read the clock (its
+// children are of declared kinds, or nothing is kept).
 //
-// The same holds for the unapplied-children tracking of the stage's children (unapplied.ts): it
-// reads the clock only when a child is unapplied, and is kept with the result when it did not.
+// Kept results are shared by the calls they answer, so they are frozen through. Bounded: the
+// results of FLEET_MEMO_CONTROLPLANES ControlPlanes' stages (least recently used first out).
 import type { Condition } from '../k8s/conditions.js';
-import { countLookup, deepFreeze, exactKey, MEMO, memoOn } from '../memo.js';
-import type { StageInput, StageResult } from './stage.js';
+import { ObjectIndex, type KubeObject } from '../k8s/observed.js';
+import type { KindInfo } from '../k8s/kinds.js';
+import { BoundedMemo, countLookup, deepFreeze, exactKey, FLEET_MEMO_CONTROLPLANES, MEMO, memoOn } from '../memo.js';
+import type { Stage, StageInput, StageResult } from './stage.js';
 import type { Unapplied } from './unapplied.js';
+import type { ControlPlaneRef } from './ref.js';
 
-/** What a stage read of its call's own input, beyond the request. */
+/** What a stage read of its call's own input, beyond its key. */
 export interface StageReads {
-  /** Each decided condition it looked up, as JSON (`undefined` when none was decided). */
+  /** Each decided condition it looked up, exactly (`undefined` when none was decided). */
   decided: Map<string, string | undefined>;
-  /** input.rollout as JSON, when read. */
+  /** input.rollout, input.credential and input.parentAnnotations exactly, when read. */
   rollout?: string;
+  credential?: string;
+  annotations?: string;
 }
 
 interface Kept {
+  key: string;
   reads: StageReads;
   result: StageResult;
   /** The tracking of the result's children, when it did not read the clock. */
   unapplied?: Unapplied;
 }
 
-/** The kept results of one remembered request's stages, by stage name. */
-export class StageMemo {
-  private readonly kept = new Map<string, Kept>();
+/** What a call's key is made of (request-reading.ts reads it once per request). */
+export interface StageKeyParts {
+  cp: ControlPlaneRef;
+  /** A digest of what every stage's key holds beside its kinds (the raw spec, the previous unapplied children). */
+  common: string;
+  children: ObjectIndex;
+  related: ObjectIndex;
+}
 
-  /** The kept result of `stage` when this call's values hold every value it read; else undefined. */
-  lookup(stage: string, input: Pick<StageInput, 'decided' | 'rollout'>): Kept | undefined {
-    const kept = memoOn(MEMO.stageResult) ? this.matching(stage, input) : undefined;
+/** The stages' results by stage and ControlPlane: about 16 stages each (the compute cloud's). */
+const KEPT = new BoundedMemo<Kept>(16 * FLEET_MEMO_CONTROLPLANES);
+
+/** The kept stage results as one request's stages look them up: by ControlPlane, keyed by what each stage reads. */
+export class StageMemo {
+  private readonly base: string;
+
+  constructor(private readonly parts: StageKeyParts) {
+    const { cp } = parts;
+    this.base = `${cp.uid}\u0000${cp.namespace}\u0000${cp.name}\u0000`;
+  }
+
+  /** This call's key for `stage`: undefined when an object it reads has no digest. */
+  keyOf(stage: Stage): string | undefined {
+    let key = `${this.parts.cp.generation}\n${this.parts.common}`;
+    for (const [index, kinds] of [[this.parts.children, stage.observes.children], [this.parts.related, stage.observes.related]] as const) {
+      key += '\n';
+      for (const kind of kinds) {
+        const digest = index.kindDigest(kind);
+        if (digest === undefined) return undefined;
+        key += digest;
+      }
+    }
+    return key;
+  }
+
+  /** The kept result of `stage` when `key` is its key and this call's values hold every value it read; else undefined. */
+  lookup(stage: Stage, key: string | undefined, input: Pick<StageInput, 'decided' | 'rollout' | 'credential' | 'parentAnnotations'>): Kept | undefined {
+    const kept = key !== undefined && memoOn(MEMO.stageResult) ? this.matching(stage, key, input) : undefined;
     countLookup(MEMO.stageResult, kept !== undefined);
     return kept;
   }
 
-  private matching(stage: string, input: Pick<StageInput, 'decided' | 'rollout'>): Kept | undefined {
-    const kept = this.kept.get(stage);
-    if (kept === undefined) return undefined;
-    if (kept.reads.rollout !== undefined && kept.reads.rollout !== rolloutKey(input.rollout)) return undefined;
-    for (const [type, was] of kept.reads.decided) if (conditionKey(input.decided.get(type)) !== was) return undefined;
+  private matching(stage: Stage, key: string, input: Pick<StageInput, 'decided' | 'rollout' | 'credential' | 'parentAnnotations'>): Kept | undefined {
+    const kept = KEPT.peek(this.base + stage.name);
+    if (kept === undefined || kept.key !== key) return undefined;
+    const { reads } = kept;
+    if (reads.rollout !== undefined && reads.rollout !== exactKey(input.rollout)) return undefined;
+    if (reads.credential !== undefined && reads.credential !== exactKey(input.credential)) return undefined;
+    if (reads.annotations !== undefined && reads.annotations !== exactKey(input.parentAnnotations)) return undefined;
+    for (const [type, was] of reads.decided) if (conditionKey(input.decided.get(type)) !== was) return undefined;
     return kept;
   }
 
-  keep(stage: string, reads: StageReads, result: StageResult, unapplied: Unapplied | undefined): void {
+  keep(stage: Stage, key: string, reads: StageReads, result: StageResult, unapplied: Unapplied | undefined): void {
     if (!memoOn(MEMO.stageResult)) return;
-    this.kept.set(stage, deepFreeze({ reads, result, ...(unapplied ? { unapplied } : {}) }));
+    // The tracking looks its children up among the observed ones: kept only when they are of declared kinds.
+    const declared = new Set(stage.observes.children.map(kindKey));
+    const tracked = unapplied !== undefined && result.children.every((c) => declared.has(`${c.apiVersion}|${c.kind}`)) ? { unapplied } : {};
+    KEPT.set(this.base + stage.name, deepFreeze({ key, reads, result, ...tracked }));
   }
 }
 
@@ -66,12 +118,82 @@ export function stageComputed(): undefined {
   return undefined;
 }
 
+const kindKey = (k: KindInfo) => `${k.apiVersion}|${k.kind}`;
+
 /**
- * `input` as a stage sees it, recording into `reads` what the stage reads of the call's own
- * values; `onOpaque` is called when it reads one whose result cannot be kept (the clock, the random
- * source, the credential status, or the decided conditions other than by type).
+ * The objects of the declared kinds of an index, as a stage sees them: the same answers as the
+ * index for those kinds; a look at any other kind (or at all of them) answers as the index would
+ * and calls `onUndeclared` with the kind (`*` for all).
  */
-export function recordingInput(input: StageInput, reads: StageReads, onOpaque: () => void): StageInput {
+export class DeclaredIndex extends ObjectIndex {
+  private readonly declared: ReadonlySet<string>;
+
+  constructor(
+    private readonly index: ObjectIndex,
+    kinds: readonly KindInfo[],
+    private readonly onUndeclared: (kind: string) => void,
+  ) {
+    super(undefined);
+    this.declared = new Set(kinds.map(kindKey));
+  }
+
+  private check(kind: string): void {
+    if (!this.declared.has(kind)) this.onUndeclared(kind);
+  }
+
+  override get(kind: KindInfo, namespace: string | undefined, name: string): KubeObject | undefined {
+    this.check(kindKey(kind));
+    return this.index.get(kind, namespace, name);
+  }
+
+  override getById(id: string): KubeObject | undefined {
+    // identity(): apiVersion|kind|namespace|name.
+    this.check(id.split('|', 2).join('|'));
+    return this.index.getById(id);
+  }
+
+  override ofKind(kind: KindInfo): KubeObject[] {
+    this.check(kindKey(kind));
+    return this.index.ofKind(kind);
+  }
+
+  override all(): KubeObject[] {
+    this.onUndeclared('*');
+    return this.index.all();
+  }
+
+  override ids(): string[] {
+    this.onUndeclared('*');
+    return this.index.ids();
+  }
+
+  override entries(): [string, KubeObject][] {
+    this.onUndeclared('*');
+    return this.index.entries();
+  }
+
+  override kindDigest(kind: KindInfo): string | undefined {
+    return this.index.kindDigest(kind);
+  }
+}
+
+/**
+ * `input` as `stage` sees it, recording into `reads` what it reads of the call's own values;
+ * `onOpaque` is called when it reads one whose result cannot be kept (the clock, the random
+ * source, the previous conditions, the decided conditions other than by type, or an undeclared
+ * kind; `onUndeclared` also hears of the last).
+ */
+export function recordingInput(
+  stage: Pick<Stage, 'observes'>,
+  input: StageInput,
+  reads: StageReads,
+  onOpaque: () => void,
+  onUndeclared: (where: 'children' | 'related', kind: string) => void = () => undefined,
+): StageInput {
+  const undeclared = (where: 'children' | 'related') => (kind: string) => {
+    onUndeclared(where, kind);
+    onOpaque();
+  };
   const decided: ReadonlyMap<string, Condition> = {
     get(type: string) {
       const c = input.decided.get(type);
@@ -112,13 +234,19 @@ export function recordingInput(input: StageInput, reads: StageReads, onOpaque: (
     spec: input.spec,
     specErrors: input.specErrors,
     resolved: input.resolved,
-    children: input.children,
-    related: input.related,
-    previous: input.previous,
-    parentAnnotations: input.parentAnnotations,
+    children: new DeclaredIndex(input.children, stage.observes.children, undeclared('children')),
+    related: new DeclaredIndex(input.related, stage.observes.related, undeclared('related')),
     decided,
-    get credential() {
+    get previous() {
       onOpaque();
+      return input.previous;
+    },
+    get parentAnnotations() {
+      reads.annotations = exactKey(input.parentAnnotations);
+      return input.parentAnnotations;
+    },
+    get credential() {
+      reads.credential = exactKey(input.credential);
       return input.credential;
     },
     get now() {
@@ -130,11 +258,11 @@ export function recordingInput(input: StageInput, reads: StageReads, onOpaque: (
       return input.random;
     },
     get rollout() {
-      reads.rollout = rolloutKey(input.rollout);
+      reads.rollout = exactKey(input.rollout);
       return input.rollout;
     },
   };
 }
 
 const conditionKey = (c: Condition | undefined): string | undefined => (c === undefined ? undefined : exactKey(c));
-const rolloutKey = (r: StageInput['rollout']): string => exactKey(r);
+

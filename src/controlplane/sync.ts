@@ -11,7 +11,6 @@ import { credentialStatus } from './credential/credential-status.js';
 import { carriedRollout, finishRollout, planRollout, stageView, stayed, type RolloutOutcome, type RolloutPlan } from './rollout/rollout.js';
 import { GVK } from '../k8s/kinds.js';
 import { childNames } from './names.js';
-import { at, isObject } from '../k8s/read.js';
 
 export interface SyncContext {
   now: Date;
@@ -21,11 +20,10 @@ export interface SyncContext {
 }
 
 export function syncControlPlane(request: ControlPlaneHookRequest, context: SyncContext): CompositeHookResponse {
-  const parent = request.parent;
-  const { cp, spec, errors, resolved, children, related, previous, incumbent, schedule, previousUnapplied, kept } = readRequest(request);
+  const reading = readRequest(request);
+  const { cp, spec, errors, resolved, children, related, previous, incumbent, schedule, previousUnapplied, stages } = reading;
   // Computed every call (keeping them with a remembered request saved under 10 % of a fleet's sync: issue 34).
-  const readCredential = (now: () => Date) => credentialStatus(cp, children, parent.status, now, schedule);
-  const credential = readCredential(() => context.now);
+  const credential = credentialStatus(cp, children, reading.previousCredential, () => context.now, schedule);
   const statusBase = { cp, spec, credential, previous, now: context.now };
 
   if (incumbent !== undefined) {
@@ -35,7 +33,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
       status: buildStatus({
         ...statusBase,
         decided: new Map(),
-        update: carriedRollout(parent.status, spec),
+        update: carriedRollout(reading.rollout, spec),
         ready: {
           status: 'False',
           reason: REASON.DuplicateControlPlane,
@@ -50,21 +48,19 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   }
 
   // A release rollout (rollout/rollout.ts): planned before the stages, its phase exit decided after.
-  const readPlan = (now: () => Date) =>
-    planRollout({
-      spec,
-      generation: cp.generation,
-      previousStatus: parent.status,
-      observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
-      now,
-    });
-  const plan = readPlan(() => context.now);
+  const plan = planRollout({
+    spec,
+    generation: cp.generation,
+    previous: reading.rollout,
+    observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
+    now: () => context.now,
+  });
   const run = (p: RolloutPlan) =>
     runPipeline(
-      { cp, spec, specErrors: errors, resolved, children, related, previous, credential, parentAnnotations: annotationsOf(parent), now: context.now, random: context.random, rollout: stageView(p) },
+      { cp, spec, specErrors: errors, resolved, children, related, previous, credential, parentAnnotations: reading.annotations, now: context.now, random: context.random, rollout: stageView(p) },
       undefined,
       previousUnapplied,
-      kept?.stages,
+      stages,
     );
   let result = run(plan);
   const step = finishRollout(plan, result.decided, context.now, result.resyncAfterSeconds);
@@ -85,9 +81,3 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   return response;
 }
 
-/** The parent's annotations with string values (anything else is ignored). */
-function annotationsOf(parent: unknown): Record<string, string> | undefined {
-  const raw = at(parent, 'metadata', 'annotations');
-  if (!isObject(raw)) return undefined;
-  return Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => typeof e[1] === 'string'));
-}

@@ -14,8 +14,8 @@ import type { ControlPlaneRef } from '../ref.js';
 
 export type CredentialStatus = AdminApplicationCredentialStatus;
 
-/** A previous value as written by an earlier pass (anything else is dropped, not trusted). */
-function previousOf(status: unknown): CredentialStatus | undefined {
+/** The previous status' value as written by an earlier pass (anything else is dropped, not trusted): read by request-reading.ts. */
+export function previousCredential(status: unknown): CredentialStatus | undefined {
   const raw = at(status, 'adminApplicationCredential');
   if (!isObject(raw)) return undefined;
   const out: CredentialStatus = {};
@@ -25,9 +25,8 @@ function previousOf(status: unknown): CredentialStatus | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** `now` is read only when the value depends on it (a new credential, a schedule in force). */
-export function credentialStatus(cp: ControlPlaneRef, children: ObjectIndex, previousStatus: unknown, now: () => Date, schedule?: Schedule): CredentialStatus | undefined {
-  const previous = previousOf(previousStatus);
+/** `now` is read only when the value depends on it (a new credential, a schedule in force). `previous`: the previous status' value. */
+export function credentialStatus(cp: ControlPlaneRef, children: ObjectIndex, previous: CredentialStatus | undefined, now: () => Date, schedule?: Schedule): CredentialStatus | undefined {
   const creds = adminCredentials(cp, children);
   const live = creds.published?.ac;
   const id = live && !isTerminating(live) ? openstackId(live) : undefined;

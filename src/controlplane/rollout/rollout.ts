@@ -25,7 +25,6 @@ import {
   inRollout,
   pathText,
   readImage,
-  readRolloutMemory,
   sameTarget,
   type LastUpdate,
   type Rollout,
@@ -74,7 +73,8 @@ export interface RolloutPlan {
 export interface RolloutInput {
   spec: ControlPlaneSpec;
   generation: number;
-  previousStatus: unknown;
+  /** The rollout as the previous status left it (request-reading.ts). */
+  previous: RolloutMemory;
   /** The observed {cp}-keystone child (what runs). */
   observedKeystone: KubeObject | undefined;
   /** Read only when a rollout starts or is cancelled (a ControlPlane at rest plans without the clock). */
@@ -193,7 +193,7 @@ function refuse(running: Target, reason: Reason, message: string, base: Omit<Rol
 const DEFAULT_DEADLINE_SECONDS = deadlineSeconds(DEFAULTS.rolloutDeadline) ?? 15 * 60;
 
 export function planRollout(input: RolloutInput): RolloutPlan {
-  const previous = readRolloutMemory(input.previousStatus);
+  const previous = input.previous;
   const declared = SERVICES.filter((d) => input.spec.services?.[d.name] !== undefined).map((d) => d.conditionType);
   const base = {
     deadlineSeconds: deadlineSeconds(input.spec.rolloutDeadline) ?? DEFAULT_DEADLINE_SECONDS,
@@ -358,8 +358,7 @@ export function finishRollout(plan: RolloutPlan, decided: ReadonlyMap<string, Co
 }
 
 /** The rollout as the previous status left it, for answers that do not advance it (finalize, a parked duplicate). */
-export function carriedRollout(previousStatus: unknown, spec: ControlPlaneSpec): RolloutOutcome {
-  const memory = readRolloutMemory(previousStatus);
+export function carriedRollout(memory: RolloutMemory, spec: ControlPlaneSpec): RolloutOutcome {
   return { memory, release: memory.release ?? (typeof spec.openStackRelease === 'string' ? spec.openStackRelease : undefined) };
 }
 

@@ -41,6 +41,7 @@ export const catalogStage: Stage = {
   name: 'Catalog',
   conditionType: CONDITION.Catalog,
   reads: ['spec.services.keystone.publicEndpoint', 'spec.services.keystone.gateway'],
+  observes: { children: [GVK.Service, GVK.Endpoint], related: [] },
   interval: REQUEUE.korc,
   run(input): StageResult {
     const gated = gate(input, CONDITION.AdminCredential, REASON.WaitingForAdminCredential, REQUEUE.korc);

@@ -14,6 +14,7 @@ export const keystoneStage: Stage = {
   name: 'Keystone',
   conditionType: CONDITION.Keystone,
   reads: ['spec.openStackRelease', 'spec.rolloutDeadline', 'spec.region', 'spec.services', 'spec.global', 'spec.infrastructure'],
+  observes: { children: [GVK.Keystone], related: [] },
   interval: REQUEUE.keystone,
   run(input): StageResult {
     // Seed 000 lists 5 s for this gate, but never sends it: reconcileInfrastructure returns (15 s)
