@@ -17,11 +17,11 @@ import { syncControlPlane } from './controlplane/sync.js';
 import type { StageTrace } from './controlplane/pipeline.js';
 import { customizeCredentialRotation } from './credentialrotation/customize.js';
 import { finalizeControlPlane } from './controlplane/finalize.js';
-import { redactConditionMessages } from './controlplane/redact-status.js';
 import type { HookEvent } from './events.js';
 import { syncCredentialRotation } from './credentialrotation/sync.js';
 import { customizeSecretAggregate } from './secretaggregate/customize.js';
 import { syncSecretAggregate } from './secretaggregate/sync.js';
+import { redactionFor } from './redaction.js';
 
 /** What a hook may read besides the request: injected so every answer is reproducible. */
 export interface HookContext {
@@ -50,31 +50,42 @@ export interface HookRoute {
   register(app: FastifyInstance, run: HookRunner): void;
 }
 
+/**
+ * What every answer goes through before it leaves (docs/architecture.md §1.4): one redaction of the
+ * request's secret values for its status, its children but Secrets and the events it logs
+ * (redaction.ts).
+ */
+function finished<B>(handle: (body: B, context: HookContext) => unknown): (body: B, context: HookContext) => unknown {
+  return (body, context) => {
+    const redaction = redactionFor(body);
+    const onEvent = context.onEvent;
+    const redacted: HookContext = redaction && onEvent ? { ...context, onEvent: (event) => onEvent({ ...event, message: redaction.text(event.message) }) } : context;
+    let response = handle(body, redacted);
+    if (redaction) response = redaction.answer(response);
+    return response;
+  };
+}
+
 function route<S extends TSchema>(path: string, body: S, handle: (body: Static<S>, context: HookContext) => unknown): HookRoute {
   const hook = path.slice(1);
+  const answer = finished(handle);
   return {
     path,
     hook,
     body,
     register(app, run) {
       app.withTypeProvider<TypeBoxTypeProvider>().post(path, { schema: { body }, config: { hook } }, async (request) =>
-        run({ path, body: request.body, log: request.log }, (body, context) => handle(body as Static<S>, context)),
+        run({ path, body: request.body, log: request.log }, (body, context) => answer(body as Static<S>, context)),
       );
     },
   };
 }
 
 export const HOOK_ROUTES: readonly HookRoute[] = [
-  route('/controlplane/sync', ControlPlaneHookRequest, (body, context) =>
-    redactConditionMessages(syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage }), body),
-  ),
-  route('/controlplane/finalize', ControlPlaneHookRequest, (body, context) =>
-    redactConditionMessages(finalizeControlPlane(body, { now: context.clock(), onEvent: context.onEvent }), body),
-  ),
+  route('/controlplane/sync', ControlPlaneHookRequest, (body, context) => syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage })),
+  route('/controlplane/finalize', ControlPlaneHookRequest, (body, context) => finalizeControlPlane(body, { now: context.clock(), onEvent: context.onEvent })),
   route('/controlplane/customize', ControlPlaneCustomizeRequest, (body) => customizeControlPlane(body.parent)),
-  route('/credentialrotation/sync', CredentialRotationSyncRequest, (body, context) =>
-    syncCredentialRotation(body, { now: context.clock(), onEvent: context.onEvent }),
-  ),
+  route('/credentialrotation/sync', CredentialRotationSyncRequest, (body, context) => syncCredentialRotation(body, { now: context.clock(), onEvent: context.onEvent })),
   route('/credentialrotation/customize', CredentialRotationCustomizeRequest, (body) => customizeCredentialRotation(body.parent)),
   route('/secretaggregate/sync', SecretAggregateSyncRequest, (body, context) => syncSecretAggregate(body, { now: context.clock() })),
   route('/secretaggregate/customize', SecretAggregateCustomizeRequest, (body) => customizeSecretAggregate(body.parent)),
