@@ -160,7 +160,9 @@ export class Kube {
 
   /**
    * Watch a kind from a resourceVersion; `onEvent` for each event until `stop()`. The stream is
-   * re-opened from the last seen resourceVersion when the server closes it.
+   * re-opened from the last seen resourceVersion when the server closes it, and also after the
+   * connection fails or the server answers 5xx/429 (a kube-apiserver restarting, fault scenarios):
+   * etcd keeps the history, so no event is lost across the restart.
    */
   watch(apiVersion: string, kind: string, resourceVersion: string, onEvent: (e: WatchEvent) => void, onError: (err: Error) => void): () => void {
     let stopped = false;
@@ -170,9 +172,11 @@ export class Kube {
       if (stopped) return;
       const path = `${this.path({ apiVersion, kind })}?watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(rv)}`;
       const req = https.request({ host: this.url.hostname, port: this.url.port, method: 'GET', path, agent: false, ca: this.agent.options.ca, headers: { authorization: `Bearer ${this.token}`, accept: 'application/json' } }, (res) => {
-        if ((res.statusCode ?? 0) >= 400) {
-          onError(new Error(`watch ${kind}: HTTP ${res.statusCode}`));
+        const status = res.statusCode ?? 0;
+        if (status >= 400) {
+          onError(new Error(`watch ${kind}: HTTP ${status}`));
           res.resume();
+          if (status >= 500 || status === 429) setTimeout(open, 1000);
           return;
         }
         let buffer = '';
@@ -196,7 +200,9 @@ export class Kube {
         res.on('end', () => setTimeout(open, 100));
       });
       req.on('error', (err) => {
-        if (!stopped) onError(err);
+        if (stopped) return;
+        onError(err);
+        setTimeout(open, 1000);
       });
       req.end();
       current = req;

@@ -1,6 +1,7 @@
 // What happened, for the assertions: every change of the watched kinds as the API server reports
 // it (in etcd revision order, so "gone before" is exact), and the JSON lines of Metacontroller's
 // and the service's logs since a mark.
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync, existsSync, readdirSync } from 'node:fs';
 import type { Obj } from '../src/sim/cluster.js';
 import type { Kube } from './kube.js';
@@ -21,7 +22,30 @@ export interface Event {
   updatePhase?: string;
   /** A K-ORC object's status.id: its resource in OpenStack. */
   orcId?: string;
+  /** The uid of its controller (owner reference with `controller: true`), if any. */
+  owner?: string;
+  /**
+   * SHA-256 of what a writer other than the object's operator changes: everything but `status`
+   * and the server-written metadata (resourceVersion, generation, managedFields, timestamps). Two
+   * events of one object with different content are an update of the object, not of its status.
+   */
+  content: string;
   at: number;
+}
+
+const SERVER_WRITTEN = ['resourceVersion', 'generation', 'managedFields', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'uid', 'selfLink'];
+
+/** What `Event.content` hashes: the object without its status and the server-written metadata. */
+export function contentOf(o: Obj): string {
+  const metadata = Object.fromEntries(Object.entries(o.metadata ?? {}).filter(([k]) => !SERVER_WRITTEN.includes(k)));
+  const rest = Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'status' && k !== 'metadata'));
+  return createHash('sha256').update(stableJson({ ...rest, metadata })).digest('hex');
+}
+
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stableJson((v as Obj)[k])}`).join(',')}}`;
+  return JSON.stringify(v);
 }
 
 export class Recorder {
@@ -53,6 +77,8 @@ export class Recorder {
               detach: o.spec?.managedOptions?.onDelete === 'detach',
               ...(typeof o.status?.updatePhase === 'string' ? { updatePhase: o.status.updatePhase } : {}),
               ...(typeof o.status?.id === 'string' ? { orcId: o.status.id } : {}),
+              ...(controllerOf(o) ? { owner: controllerOf(o) } : {}),
+              content: contentOf(o),
               at: Date.now(),
             });
           },
@@ -69,7 +95,24 @@ export class Recorder {
   since(mark: number, filter: (e: Event) => boolean = () => true): Event[] {
     return this.events.filter((e) => e.at >= mark && filter(e));
   }
+
+  /**
+   * The updates since `mark` of objects `filter` picks: MODIFIED events whose content
+   * (`Event.content`) differs from the object's event before it, status writes left out.
+   */
+  updates(mark: number, filter: (e: Event) => boolean = () => true): Event[] {
+    const last = new Map<string, string>();
+    const out: Event[] = [];
+    for (const e of this.events) {
+      const before = last.get(e.uid);
+      last.set(e.uid, e.content);
+      if (e.at >= mark && e.type === 'MODIFIED' && before !== undefined && before !== e.content && filter(e)) out.push(e);
+    }
+    return out;
+  }
 }
+
+const controllerOf = (o: Obj): string | undefined => ((o.metadata?.ownerReferences ?? []) as Obj[]).find((r) => r.controller)?.uid;
 
 /** A log file read from a byte offset on: one mark per phase. */
 export class LogView {

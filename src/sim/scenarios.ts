@@ -14,6 +14,7 @@ import { TAKEOVER_PHASES } from './takeover-phases.js';
 import { UPGRADE_PHASES } from './upgrade-phases.js';
 import { SCHEDULED_PHASES } from './scheduled-phases.js';
 import { SERVICE_PHASES } from './service-phases.js';
+import { OPENBAO_PHASES } from './openbao-phases.js';
 
 const mints = (ctx: PhaseContext) => ctx.sim.world.openstack.mints.length - ctx.startMints;
 
@@ -160,6 +161,7 @@ export const PHASES: Record<string, Phase> = {
   ...UPGRADE_PHASES,
   ...SCHEDULED_PHASES,
   ...SERVICE_PHASES,
+  ...OPENBAO_PHASES,
 };
 
 /** Scenario names a user passes to --scenario, as phase sequences. */
@@ -176,6 +178,7 @@ export const SCENARIOS: Record<string, string[]> = {
   'upgrade-refused': ['upgrade-refused'],
   scheduled: ['scheduled', 'scheduled-outage'],
   'rotate-service-password': ['rotate-service-password'],
+  'openbao-lost': ['openbao-lost', 'openbao-restored'],
 };
 export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'aggregate', 'rotate-service-password', 'delete'];
 
