@@ -57,32 +57,32 @@ export class Recorder {
 
   async watch(kinds: readonly { apiVersion: string; kind: string }[]): Promise<void> {
     for (const k of kinds) {
-      const { resourceVersion } = await this.kube.listWithVersion(k.apiVersion, k.kind);
+      const { items, resourceVersion } = await this.kube.listWithVersion(k.apiVersion, k.kind);
+      // The last event of each object of this kind (the listed ones as they were at the start),
+      // so a relist after the API server's restart (kube.ts watch) records what changed meanwhile.
+      const last = new Map<string, Event>(items.map((o) => [String(o.metadata?.uid), eventOf('ADDED', k.kind, o)]));
+      const push = (e: Event) => {
+        this.events.push(e);
+        last.set(e.uid, e);
+      };
       this.stops.push(
         this.kube.watch(
           k.apiVersion,
           k.kind,
           resourceVersion,
-          (e) => {
-            const o: Obj = e.object;
-            this.events.push({
-              type: e.type as Event['type'],
-              kind: k.kind,
-              namespace: o.metadata?.namespace ?? '',
-              name: o.metadata?.name,
-              uid: o.metadata?.uid,
-              rv: Number(o.metadata?.resourceVersion),
-              terminating: e.type === 'DELETED' || !!o.metadata?.deletionTimestamp,
-              generation: o.metadata?.generation,
-              detach: o.spec?.managedOptions?.onDelete === 'detach',
-              ...(typeof o.status?.updatePhase === 'string' ? { updatePhase: o.status.updatePhase } : {}),
-              ...(typeof o.status?.id === 'string' ? { orcId: o.status.id } : {}),
-              ...(controllerOf(o) ? { owner: controllerOf(o) } : {}),
-              content: contentOf(o),
-              at: Date.now(),
-            });
-          },
+          (e) => push(eventOf(e.type as Event['type'], k.kind, e.object)),
           (err) => this.errors.push(err.message),
+          (listed) => {
+            const now = new Set<string>();
+            for (const o of listed) {
+              const uid = String(o.metadata?.uid);
+              now.add(uid);
+              const prev = last.get(uid);
+              if (!prev || prev.type === 'DELETED') push(eventOf('ADDED', k.kind, o));
+              else if (prev.rv !== Number(o.metadata?.resourceVersion)) push(eventOf('MODIFIED', k.kind, o));
+            }
+            for (const [uid, prev] of last) if (!now.has(uid) && prev.type !== 'DELETED') push({ ...prev, type: 'DELETED', terminating: true, at: Date.now() });
+          },
         ),
       );
     }
@@ -113,6 +113,26 @@ export class Recorder {
 }
 
 const controllerOf = (o: Obj): string | undefined => ((o.metadata?.ownerReferences ?? []) as Obj[]).find((r) => r.controller)?.uid;
+
+function eventOf(type: Event['type'], kind: string, o: Obj): Event {
+  const owner = controllerOf(o);
+  return {
+    type,
+    kind,
+    namespace: o.metadata?.namespace ?? '',
+    name: o.metadata?.name,
+    uid: o.metadata?.uid,
+    rv: Number(o.metadata?.resourceVersion),
+    terminating: type === 'DELETED' || !!o.metadata?.deletionTimestamp,
+    generation: o.metadata?.generation,
+    detach: o.spec?.managedOptions?.onDelete === 'detach',
+    ...(typeof o.status?.updatePhase === 'string' ? { updatePhase: o.status.updatePhase } : {}),
+    ...(typeof o.status?.id === 'string' ? { orcId: o.status.id } : {}),
+    ...(owner ? { owner } : {}),
+    content: contentOf(o),
+    at: Date.now(),
+  };
+}
 
 /** A log file read from a byte offset on: one mark per phase. */
 export class LogView {

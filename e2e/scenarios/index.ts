@@ -9,6 +9,7 @@ import { realOpenStackScenarios } from './real-keystone.js';
 import { realServicesScenarios } from './real-services.js';
 import { realScheduledScenarios } from './real-scheduled.js';
 import { fleetScenarios } from './fleet.js';
+import { faultScenarios } from './faults.js';
 
 export { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, type Ctx, type Scenario } from './support.js';
 
@@ -19,6 +20,7 @@ export function scenarios(shared: string): Scenario[] {
     ...realOpenStackScenarios(shared), // 16-20, 22: the real Keystone and K-ORC
     ...realServicesScenarios(), // 21
     ...realScheduledScenarios(shared), // 23, 24
-    ...fleetScenarios(shared), // 25
+    ...faultScenarios(shared), // 26-34: components stopped, restarted, killed, emptied; children edited by hand
+    ...fleetScenarios(shared), // 25, with Metacontroller restarted while the fleet is converged
   ];
 }
