@@ -133,8 +133,10 @@ export function recoverOpenBao(children: KubeObject[], observed: ObjectIndex, st
       return value === undefined ? c : withAnnotation(c, value);
     }
     if (c.apiVersion === GVK.ExternalSecret.apiVersion && c.kind === GVK.ExternalSecret.kind) {
-      const failure = failures.find((f) => f.externalSecret === c.metadata.name);
-      const value = failure?.since !== undefined && failure.paths.length > 0 && failure.paths.every((p) => pushedAgain(writers.get(p), observed, failure.since!)) ? later(kept, failure.since) : kept;
+      const since = failures.find((f) => f.externalSecret === c.metadata.name && f.paths.length > 0 && f.paths.every((p) => writers.has(p)))?.since;
+      const failure = since === undefined ? undefined : failures.find((f) => f.externalSecret === c.metadata.name);
+      const read = since !== undefined && failure !== undefined && failure.paths.every((p) => pushedAgain(writers.get(p), observed, since));
+      const value = read ? later(kept, since) : kept;
       return value === undefined ? c : withAnnotation(c, value);
     }
     return c;

@@ -36,7 +36,7 @@ export function mintedSecret(ac: KubeObject | undefined, secret: KubeObject | un
   const observed = secretString(secret, VALUE_KEY);
   if (observed !== undefined && sha256Hex(observed) === hash) return undefined;
   const applied = secret ? secretString(lastApplied(secret), VALUE_KEY) : undefined;
-  if (applied !== undefined && sha256Hex(applied) === hash) return { value: applied, from: `the content last applied to Secret ${secret!.metadata.name}` };
+  if (secret && applied !== undefined && sha256Hex(applied) === hash) return { value: applied, from: `the content last applied to Secret ${secret.metadata.name}` };
   const id = openstackId(ac);
   const document = secretString(materialised, CLOUDS_YAML_KEY);
   if (id === undefined || document === undefined) return undefined;
