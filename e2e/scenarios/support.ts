@@ -244,6 +244,8 @@ export const REAL_SERVICES_NS = 'openstack-real-services';
 export const REAL_SCHEDULED_NS = 'openstack-real-scheduled';
 export const REAL_TAKEOVER_NS = 'openstack-real-takeover';
 export const REAL_CLOUD_NS = 'openstack-real-cloud';
-export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS, REAL_SCHEDULED_NS, REAL_TAKEOVER_NS, REAL_CLOUD_NS];
+/** The fault scenarios' ControlPlane with a real Keystone (faults.ts). */
+export const REAL_FAULTS_NS = 'openstack-real-faults';
+export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS, REAL_SCHEDULED_NS, REAL_TAKEOVER_NS, REAL_CLOUD_NS, REAL_FAULTS_NS];
 
 export const sortKeys = (o: Obj | undefined) => o && Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));

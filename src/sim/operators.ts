@@ -6,7 +6,7 @@
 import { parse } from 'yaml';
 import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
-import { ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
+import { ESO_READ_FAILURE, ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
 import { SERVICES, type Service, type ServiceName } from '../api/services/index.js';
 import { backupStatusOf, mariadbBackups, type BackupRecord } from './mariadb-backups.js';
 import { condition } from './conditions.js';
@@ -179,8 +179,9 @@ function externalSecretPass(w: World): void {
       else values[d.secretKey] = value;
     }
     if (!storeReady || missing.length > 0) {
-      const message = storeReady ? `could not get secret data from provider: ${missing.join(', ')}` : 'SecretStore is not ready';
-      w.cluster.updateStatus(refOf(es), { ...(es.status ?? {}), conditions: [condition(es.status, 'Ready', false, 'SecretSyncedError', message, w.cluster.now())] }, 'external-secrets');
+      // ESO's words for both (a missing key with deletionPolicy Retain, a store that is not Ready);
+      // what failed goes into an Event only (k8s/eso.ts ESO_READ_FAILURE). The target stays as it is.
+      w.cluster.updateStatus(refOf(es), { ...(es.status ?? {}), conditions: [condition(es.status, 'Ready', false, ESO_READ_FAILURE.reason, ESO_READ_FAILURE.message, w.cluster.now())] }, 'external-secrets');
       continue;
     }
     const secret = esoTargetSecret(es, values, existing);
