@@ -4,16 +4,16 @@
 // operator does (seed 001, reconcileBootstrap: `keystone-manage bootstrap` with the admin, internal
 // and public URL and the region), again whenever that password changes (bootstrap updates the
 // admin user's password). The catalog URL is the in-cluster one our clouds.yaml names,
-// `http://{name}.{ns}.svc:5000/v3`; a forward proxy (HTTP_PROXY for the processes that call
-// Keystone: K-ORC) sends `{name}.{ns}.svc:5000` to the instance's port.
+// `http://{name}.{ns}.svc:5000/v3`; the suite's forward proxy (forward-proxy.ts: HTTP_PROXY of the
+// processes that call Keystone) sends `{name}.{ns}.svc:5000` to the instance's port.
 import { execFile } from 'node:child_process';
-import { createServer, request, type Server } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Obj } from '../src/sim/cluster.js';
 import { refOf } from '../src/sim/cluster.js';
 import type { Kube } from './kube.js';
+import type { Route } from './forward-proxy.js';
 
 const run = promisify(execFile);
 
@@ -48,10 +48,6 @@ export const keystoneHost = (ns: string, name: string) => `${name}.${ns}.svc`;
 
 export class Keystones {
   private readonly instances = new Map<string, Instance>();
-  /** Service-user passwords checked against Keystone (serviceUsers). */
-  private readonly checked = new Map<string, { password: string; ok: boolean; at: number }>();
-  private proxy: Server | undefined;
-  proxyUrl = '';
 
   constructor(
     private readonly venv: string,
@@ -60,38 +56,14 @@ export class Keystones {
     private readonly note: (text: string) => void,
   ) {}
 
-  /** The forward proxy K-ORC's HTTP_PROXY names: `http://{name}.{ns}.svc:5000/...` to the instance. */
-  async startProxy(): Promise<string> {
-    const port = await this.procs.freePort();
-    this.proxy = createServer((req, res) => {
-      let target: URL;
-      try {
-        target = new URL(req.url ?? '');
-      } catch {
-        res.writeHead(400).end('absolute URL expected');
-        return;
-      }
-      const inst = [...this.instances.values()].find((i) => keystoneHost(i.ns, i.name) === target.hostname && target.port === '5000');
-      if (!inst || inst.down || !inst.proc) {
-        // As a Service without ready endpoints: nothing answers.
-        req.socket.destroy();
-        return;
-      }
-      const up = request({ host: '127.0.0.1', port: inst.port, method: req.method, path: `${target.pathname}${target.search}`, headers: { ...req.headers, host: target.host } }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      up.on('error', () => req.socket.destroy());
-      req.pipe(up);
-    });
-    await new Promise<void>((resolve) => this.proxy!.listen(port, '127.0.0.1', resolve));
-    this.proxyUrl = `http://127.0.0.1:${port}`;
-    return this.proxyUrl;
-  }
+  /** The forward proxy's route: `{name}.{ns}.svc:5000` to the instance serving that Keystone CR. */
+  readonly route: Route = (host, port) => {
+    const inst = [...this.instances.values()].find((i) => keystoneHost(i.ns, i.name) === host && port === '5000');
+    return inst && !inst.down && inst.proc ? inst.port : undefined;
+  };
 
   async stop(): Promise<void> {
     for (const i of this.instances.values()) await i.proc?.stop();
-    await new Promise<void>((resolve) => (this.proxy ? this.proxy.close(() => resolve()) : resolve()));
   }
 
   /** The local URL of the Keystone serving the CR `ns/name`, when it serves. */
@@ -113,36 +85,6 @@ export class Keystones {
     const db = join(this.dir, `${ns}-${name}`, 'keystone.db');
     const { stdout } = await run('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps([{"id": r[0], "name": r[1]} for r in c.execute("select id, name from application_credential")]))', db]);
     return JSON.parse(stdout) as { id: string; name: string }[];
-  }
-
-  /**
-   * What the stand-in service operators (Placement, Glance) need of Keystone in these namespaces:
-   * for each service CR whose namespace has a serving Keystone, whether its service user
-   * authenticates there with the password its Secret holds, scoped to its project. Returns
-   * username → password for those Keystone accepts. A pair once accepted is not asked again, a
-   * refused one at most every 5 s (each password check costs Keystone a hash).
-   */
-  async serviceUsers(services: Obj[], secrets: Obj[]): Promise<Map<string, string>> {
-    const accepted = new Map<string, string>();
-    for (const o of services) {
-      const ns: string = o.metadata.namespace;
-      const user = o.spec?.serviceUser ?? {};
-      const instance = [...this.instances.values()].find((i) => i.ns === ns && i.proc && !i.down);
-      const secret = secrets.find((x) => x.metadata.namespace === ns && x.metadata.name === user.secretRef?.name);
-      const value = secret?.data?.[user.secretRef?.key ?? 'password'];
-      if (!instance || !user.username || value === undefined) continue;
-      const password = Buffer.from(value, 'base64').toString('utf8');
-      const key = `${ns}/${instance.name}/${user.username}/${user.projectName ?? 'service'}`;
-      const seen = this.checked.get(key);
-      let ok = seen?.password === password && seen.ok;
-      if (!ok && !(seen?.password === password && Date.now() - seen.at < 5000)) {
-        ok = await new KeystoneApi(`http://127.0.0.1:${instance.port}/v3`, instance.password).acceptsPassword(user.username, password, user.projectName ?? 'service').catch(() => false);
-        this.checked.set(key, { password, ok, at: Date.now() });
-        this.note(`service user ${user.username} in ${ns}/${instance.name}: ${ok ? 'authenticates' : 'refused'}`);
-      }
-      if (ok) accepted.set(user.username, password);
-    }
-    return accepted;
   }
 
   /** A scenario's outage: the instance stops answering (and is not restarted) until `up`. */
@@ -295,7 +237,8 @@ export class KeystoneApi {
     private readonly password: string,
   ) {}
 
-  private async login(): Promise<string> {
+  /** A token of the admin user (project admin in Default): its id and body. */
+  private async issue(): Promise<{ id: string; token: Obj }> {
     const res = await fetch(`${this.url}/auth/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -307,7 +250,16 @@ export class KeystoneApi {
       }),
     });
     if (res.status !== 201) throw new Error(`Keystone login as admin: HTTP ${res.status}`);
-    return res.headers.get('x-subject-token')!;
+    return { id: res.headers.get('x-subject-token')!, token: ((await res.json()) as Obj).token };
+  }
+
+  private async login(): Promise<string> {
+    return (await this.issue()).id;
+  }
+
+  /** The service types in the catalog of a new token (what a client finds its endpoints in). */
+  async catalogTypes(): Promise<string[]> {
+    return (((await this.issue()).token.catalog ?? []) as Obj[]).map((c) => c.type as string);
   }
 
   async get(path: string): Promise<Obj> {
