@@ -10,9 +10,10 @@
 // - the config is rendered from the spec; the password and the DB URL reach the process only by
 //   environment (keystoneauth.PasswordEnvVar, database.ConnectionEnvVarForSection);
 // - the pods roll when what they are started from changes: the config (content-hashed ConfigMap),
-//   the image, the SHA-256 of the DB URL and of the service-user password (reconcile_deployment.go
-//   db-connection-hash / authtoken-hash annotations) — so a new `serviceUser.secretRef`, or a new
-//   password in the same Secret, restarts the API with it. The new process starts beside the old
+//   the image, the Secret the password's env var names, the SHA-256 of the DB URL and of the
+//   service-user password (reconcile_deployment.go db-connection-hash / authtoken-hash
+//   annotations) — so a new `serviceUser.secretRef`, or a new password in the same Secret,
+//   restarts the API with it. The new process starts beside the old
 //   one and takes the Service only once it answers its probe (a rolling update); one that does not
 //   come up is stopped and the old one keeps serving, the CR not Ready;
 // - the database is synced before the first start and again for a new image (the db-sync Job);
@@ -216,7 +217,8 @@ export class OpenStackApis {
       ...this.proxy.env(),
     };
     const image = `${cr.spec?.image?.repository ?? ''}:${cr.spec?.image?.tag ?? ''}`;
-    out.template = sha(JSON.stringify([out.files, image, sha(dsn), out.passwordSha]));
+    // The pod template: the config, the image, the Secret the password env var names, and the digests.
+    out.template = sha(JSON.stringify([out.files, image, user.secretRef?.name, sha(dsn), out.passwordSha]));
     return out;
   }
 
