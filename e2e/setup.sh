@@ -190,7 +190,7 @@ for line in open(sys.argv[1]):
 loose = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()
                if norm(d.metadata["Name"]) not in ("pip", "setuptools") and pins.get(norm(d.metadata["Name"])) != d.version)
 for d in loose:
-    print(f"not pinned by e2e/constraints.txt: {d}")
+    print(f"not pinned (or pinned to another version) by e2e/constraints.txt: {d}")
 sys.exit(1 if loose else 0)
 PY
   touch "$dir/.c5c3-complete"
