@@ -11,6 +11,9 @@ import type { Kube, Ref } from '../kube.js';
 import type { StandIns } from '../standins.js';
 import type { OpenBao } from '../openbao.js';
 import { type Keystones } from '../keystone.js';
+import type { OpenStackApis } from '../openstack-apis.js';
+import type { ForwardProxy } from '../forward-proxy.js';
+import type { OpenStackCli } from '../openstack-cli.js';
 import { LogView, type Recorder } from '../recorder.js';
 export interface Ctx {
   h: Harness;
@@ -20,6 +23,12 @@ export interface Ctx {
   bao: OpenBao;
   /** The real Keystones of REAL_OPENSTACK_NS (K-ORC runs for real there). */
   keystones: Keystones;
+  /** The real Placement and Glance APIs of those namespaces, one per service CR. */
+  apis: OpenStackApis;
+  /** The in-cluster DNS of those namespaces: what a request to a `*.svc` URL got. */
+  proxy: ForwardProxy;
+  /** The `openstack` client a user runs. */
+  openstack: OpenStackCli;
   rec: Recorder;
   mc: LogView;
   svc: LogView;
