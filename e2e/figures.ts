@@ -65,6 +65,13 @@ export function histogramDelta(before: Sample[], after: Sample[], name: string, 
   };
 }
 
+/** `a` plus `sign` times `b`, bucket by bucket (two windows of one histogram joined, or one taken out of another). */
+export function combine(a: HistogramDelta, b: HistogramDelta, sign: 1 | -1 = 1): HistogramDelta {
+  const les = [...new Set([...a.buckets, ...b.buckets].map(([le]) => le))].sort((x, y) => x - y);
+  const at = (h: HistogramDelta, le: number) => h.buckets.find(([l]) => l === le)?.[1] ?? 0;
+  return { buckets: les.map((le) => [le, at(a, le) + sign * at(b, le)] as [number, number]), count: a.count + sign * b.count, sum: a.sum + sign * b.sum };
+}
+
 /**
  * The q-quantile of a histogram, estimated as Prometheus' histogram_quantile does: linear within
  * the bucket it falls in (so no finer than the bucket bounds); the highest finite bound when it

@@ -41,8 +41,12 @@ interface Proc {
   child: ChildProcess;
   log: string;
   exited?: number | string | null;
-  /** Stopped by the suite itself at times (a Keystone instance): its exit is no component failure. */
+  /** Stopped by the suite itself at times (a Keystone instance, a fault scenario): its exit is no component failure. */
   expected?: boolean;
+  /** How it was started, so a fault scenario can start it again exactly so. */
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -110,7 +114,7 @@ export class Harness {
     const fd = openSync(log, 'a');
     const child = spawn(command, args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
     closeSync(fd);
-    const proc: Proc = { name, child, log };
+    const proc: Proc = { name, child, log, command, args, env };
     child.on('exit', (code, signal) => {
       proc.exited = code ?? signal;
     });
@@ -274,6 +278,48 @@ export class Harness {
     if (kcm.exited !== undefined) throw new ComponentError(kcm.name, `kube-controller-manager exited (${kcm.exited})`);
   }
 
+  /** The running process of a component (the newest of that name), if any. */
+  private running(name: string): Proc | undefined {
+    return this.procs.filter((p) => p.name === name && p.exited === undefined).at(-1);
+  }
+
+  /**
+   * Stops a running component on purpose (a fault scenario): `signal` (SIGTERM, or SIGKILL for a
+   * crash), SIGKILL after 15 s, and waits for the exit. Its exit is no component failure.
+   */
+  async stopComponent(name: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const proc = this.running(name);
+    if (!proc) throw new Error(`e2e: no running ${name} to stop`);
+    proc.expected = true;
+    proc.child.kill(signal);
+    const until = Date.now() + 15_000;
+    while (proc.exited === undefined && Date.now() < until) await sleep(100);
+    if (proc.exited === undefined) proc.child.kill('SIGKILL');
+    while (proc.exited === undefined) await sleep(50);
+  }
+
+  /** Starts a stopped component again exactly as it was started last (same arguments, ports, environment). */
+  private startAgain(name: string): Proc {
+    if (this.running(name)) throw new Error(`e2e: ${name} runs already`);
+    const last = this.procs.filter((p) => p.name === name).at(-1);
+    if (!last) throw new Error(`e2e: ${name} was never started`);
+    return this.start(name, last.command, last.args, last.env);
+  }
+
+  /**
+   * The kube-apiserver stopped (SIGTERM) and started again with the same flags, port and etcd:
+   * every client (Metacontroller, ESO, K-ORC, the controller manager, the stand-ins, the
+   * recorder's watches) sees its connections drop and must come back on its own.
+   */
+  async restartKubeApiserver(): Promise<void> {
+    await this.stopComponent('kube-apiserver');
+    const api = this.startAgain('kube-apiserver');
+    await this.waitFor('kube-apiserver /readyz after its restart', api, async () => {
+      await this.kube.request('GET', '/readyz');
+      return true;
+    }, 90_000);
+  }
+
   /** Create (or keep) the objects of YAML files; CRDs are waited for until Established. */
   async applyYamlFiles(files: string[], transform: (o: Obj) => Obj = (o) => o): Promise<Obj[]> {
     const created: Obj[] = [];
@@ -350,6 +396,17 @@ export class Harness {
   }
 
   /**
+   * OpenBao restarted: its dev server keeps nothing, so it comes back empty (KV v2 mounted again
+   * at `secret/`), on the same address with the same root token, so the ClusterSecretStore's
+   * token still authenticates: what a platform loses when an OpenBao without storage restarts.
+   */
+  async restartOpenBaoEmpty(): Promise<void> {
+    await this.stopComponent('openbao');
+    const bao = this.startAgain('openbao');
+    await this.waitFor('openbao /v1/sys/health after its restart', bao, () => this.openbao.healthy(), 30_000);
+  }
+
+  /**
    * The External Secrets Operator's controllers (ExternalSecret, PushSecret, ClusterSecretStore;
    * no webhooks, no leader election) against the suite's API server. Its metrics on 127.0.0.1.
    */
@@ -365,6 +422,11 @@ export class Harness {
     ], { KUBECONFIG: kubeconfig });
     await sleep(1000);
     if (eso.exited !== undefined) throw new ComponentError(eso.name, `external-secrets exited (${eso.exited})`);
+  }
+
+  /** ESO stopped on purpose (SIGTERM): nothing pushes or refreshes until `startEso` again. */
+  stopEso(): Promise<void> {
+    return this.stopComponent('external-secrets');
   }
 
   /**
@@ -428,16 +490,21 @@ export class Harness {
    * their URL) with `extraEnv`: a scenario moves the hooks' clock with the replay setting CLOCK.
    */
   async restartService(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
-    const old = this.procs.find((p) => p.name === 'service' && p.exited === undefined);
-    if (old) {
-      old.expected = true;
-      old.child.kill('SIGTERM');
-      const until = Date.now() + 15_000;
-      while (old.exited === undefined && Date.now() < until) await sleep(100);
-      if (old.exited === undefined) old.child.kill('SIGKILL');
-      while (old.exited === undefined) await sleep(50);
-    }
+    if (this.running('service')) await this.stopComponent('service');
     await this.startService(extraEnv);
+  }
+
+  /**
+   * The hooks service killed with SIGKILL (a crash, an OOM kill): no drain, no shutdown delay; the
+   * calls in flight are cut. Not started again: the scenario does that (`startService`).
+   */
+  killService(): Promise<void> {
+    return this.stopComponent('service', 'SIGKILL');
+  }
+
+  /** Metacontroller stopped on purpose (SIGTERM); `startMetacontroller` starts it again (a fresh process: empty caches, every parent queued). */
+  stopMetacontroller(): Promise<void> {
+    return this.stopComponent('metacontroller');
   }
 
   async startMetacontroller(): Promise<void> {

@@ -4,16 +4,16 @@
 // operator does (seed 001, reconcileBootstrap: `keystone-manage bootstrap` with the admin, internal
 // and public URL and the region), again whenever that password changes (bootstrap updates the
 // admin user's password). The catalog URL is the in-cluster one our clouds.yaml names,
-// `http://{name}.{ns}.svc:5000/v3`; a forward proxy (HTTP_PROXY for the processes that call
-// Keystone: K-ORC) sends `{name}.{ns}.svc:5000` to the instance's port.
+// `http://{name}.{ns}.svc:5000/v3`; the suite's forward proxy (forward-proxy.ts: HTTP_PROXY of the
+// processes that call Keystone) sends `{name}.{ns}.svc:5000` to the instance's port.
 import { execFile } from 'node:child_process';
-import { createServer, request, type Server } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Obj } from '../src/sim/cluster.js';
 import { refOf } from '../src/sim/cluster.js';
 import type { Kube } from './kube.js';
+import type { Route } from './forward-proxy.js';
 
 const run = promisify(execFile);
 
@@ -50,8 +50,6 @@ export class Keystones {
   private readonly instances = new Map<string, Instance>();
   /** Service-user passwords checked against Keystone (serviceUsers). */
   private readonly checked = new Map<string, { password: string; ok: boolean; at: number }>();
-  private proxy: Server | undefined;
-  proxyUrl = '';
 
   constructor(
     private readonly venv: string,
@@ -60,38 +58,14 @@ export class Keystones {
     private readonly note: (text: string) => void,
   ) {}
 
-  /** The forward proxy K-ORC's HTTP_PROXY names: `http://{name}.{ns}.svc:5000/...` to the instance. */
-  async startProxy(): Promise<string> {
-    const port = await this.procs.freePort();
-    this.proxy = createServer((req, res) => {
-      let target: URL;
-      try {
-        target = new URL(req.url ?? '');
-      } catch {
-        res.writeHead(400).end('absolute URL expected');
-        return;
-      }
-      const inst = [...this.instances.values()].find((i) => keystoneHost(i.ns, i.name) === target.hostname && target.port === '5000');
-      if (!inst || inst.down || !inst.proc) {
-        // As a Service without ready endpoints: nothing answers.
-        req.socket.destroy();
-        return;
-      }
-      const up = request({ host: '127.0.0.1', port: inst.port, method: req.method, path: `${target.pathname}${target.search}`, headers: { ...req.headers, host: target.host } }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      up.on('error', () => req.socket.destroy());
-      req.pipe(up);
-    });
-    await new Promise<void>((resolve) => this.proxy!.listen(port, '127.0.0.1', resolve));
-    this.proxyUrl = `http://127.0.0.1:${port}`;
-    return this.proxyUrl;
-  }
+  /** The forward proxy's route: `{name}.{ns}.svc:5000` to the instance serving that Keystone CR. */
+  readonly route: Route = (host, port) => {
+    const inst = [...this.instances.values()].find((i) => keystoneHost(i.ns, i.name) === host && port === '5000');
+    return inst && !inst.down && inst.proc ? inst.port : undefined;
+  };
 
   async stop(): Promise<void> {
     for (const i of this.instances.values()) await i.proc?.stop();
-    await new Promise<void>((resolve) => (this.proxy ? this.proxy.close(() => resolve()) : resolve()));
   }
 
   /** The local URL of the Keystone serving the CR `ns/name`, when it serves. */
@@ -295,7 +269,8 @@ export class KeystoneApi {
     private readonly password: string,
   ) {}
 
-  private async login(): Promise<string> {
+  /** A token of the admin user (project admin in Default): its id and body. */
+  private async issue(): Promise<{ id: string; token: Obj }> {
     const res = await fetch(`${this.url}/auth/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -307,7 +282,16 @@ export class KeystoneApi {
       }),
     });
     if (res.status !== 201) throw new Error(`Keystone login as admin: HTTP ${res.status}`);
-    return res.headers.get('x-subject-token')!;
+    return { id: res.headers.get('x-subject-token')!, token: ((await res.json()) as Obj).token };
+  }
+
+  private async login(): Promise<string> {
+    return (await this.issue()).id;
+  }
+
+  /** The service types in the catalog of a new token (what a client finds its endpoints in). */
+  async catalogTypes(): Promise<string[]> {
+    return (((await this.issue()).token.catalog ?? []) as Obj[]).map((c) => c.type as string);
   }
 
   async get(path: string): Promise<Obj> {

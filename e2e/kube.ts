@@ -160,19 +160,54 @@ export class Kube {
 
   /**
    * Watch a kind from a resourceVersion; `onEvent` for each event until `stop()`. The stream is
-   * re-opened from the last seen resourceVersion when the server closes it.
+   * re-opened from the last seen resourceVersion when the server closes it, and also after the
+   * connection fails or the server answers 5xx/429 (a kube-apiserver restarting, fault scenarios):
+   * etcd keeps the history, so no event is lost across the restart.
    */
-  watch(apiVersion: string, kind: string, resourceVersion: string, onEvent: (e: WatchEvent) => void, onError: (err: Error) => void): () => void {
+  watch(apiVersion: string, kind: string, resourceVersion: string, onEvent: (e: WatchEvent) => void, onError: (err: Error) => void, onRelist?: (items: Obj[]) => void): () => void {
     let stopped = false;
     let rv = resourceVersion;
     let current: ReturnType<typeof https.request> | undefined;
+    // A restarted API server serves watches from a fresh watch cache: an older resourceVersion is
+    // "too old" (410 Gone). Then the kind is listed again (`onRelist`: what changed meanwhile) and
+    // watched from the list's resourceVersion, as an informer does.
+    let expired = false;
+    const relist = async () => {
+      try {
+        const list = await this.listWithVersion(apiVersion, kind);
+        rv = list.resourceVersion;
+        expired = false;
+        onRelist?.(list.items);
+      } catch (err) {
+        onError(err as Error);
+        setTimeout(() => void relist(), 1000);
+        return;
+      }
+      open();
+    };
     const open = () => {
       if (stopped) return;
+      if (expired) {
+        void relist();
+        return;
+      }
       const path = `${this.path({ apiVersion, kind })}?watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(rv)}`;
+      // Opened again once, whichever way this stream ends: closed by the server, cut (the response's
+      // 'close' without 'end' when the API server dies mid-stream), refused.
+      let reopened = false;
+      const reopen = (ms: number) => {
+        if (stopped || reopened) return;
+        reopened = true;
+        setTimeout(open, ms);
+      };
       const req = https.request({ host: this.url.hostname, port: this.url.port, method: 'GET', path, agent: false, ca: this.agent.options.ca, headers: { authorization: `Bearer ${this.token}`, accept: 'application/json' } }, (res) => {
-        if ((res.statusCode ?? 0) >= 400) {
-          onError(new Error(`watch ${kind}: HTTP ${res.statusCode}`));
+        const status = res.statusCode ?? 0;
+        if (status >= 400) {
+          onError(new Error(`watch ${kind}: HTTP ${status}`));
           res.resume();
+          if (status === 410) expired = true;
+          if (status >= 500 || status === 429 || status === 410) reopen(1000);
+          else reopened = true;
           return;
         }
         let buffer = '';
@@ -186,6 +221,7 @@ export class Kube {
             if (!line) continue;
             const event = JSON.parse(line) as WatchEvent;
             if (event.type === 'ERROR') {
+              if (event.object?.code === 410) expired = true;
               onError(new Error(`watch ${kind}: ${JSON.stringify(event.object)}`));
               continue;
             }
@@ -193,10 +229,13 @@ export class Kube {
             if (event.type !== 'BOOKMARK') onEvent({ type: event.type, object: { apiVersion, kind, ...event.object } });
           }
         });
-        res.on('end', () => setTimeout(open, 100));
+        res.on('error', () => reopen(1000));
+        res.on('close', () => reopen(100));
       });
       req.on('error', (err) => {
-        if (!stopped) onError(err);
+        if (stopped) return;
+        onError(err);
+        reopen(1000);
       });
       req.end();
       current = req;

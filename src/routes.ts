@@ -17,11 +17,15 @@ import { syncControlPlane } from './controlplane/sync.js';
 import type { StageTrace } from './controlplane/pipeline.js';
 import { customizeCredentialRotation } from './credentialrotation/customize.js';
 import { finalizeControlPlane } from './controlplane/finalize.js';
-import { redactConditionMessages } from './controlplane/redact-status.js';
 import type { HookEvent } from './events.js';
 import { syncCredentialRotation } from './credentialrotation/sync.js';
 import { customizeSecretAggregate } from './secretaggregate/customize.js';
 import { syncSecretAggregate } from './secretaggregate/sync.js';
+import { ControlPlaneStatus } from './api/controlplane.js';
+import { CredentialRotationStatus } from './api/credentialrotation.js';
+import { SecretAggregateStatus } from './api/secretaggregate.js';
+import { redactionFor } from './redaction.js';
+import { fitStatus } from './status-limits.js';
 
 /** What a hook may read besides the request: injected so every answer is reproducible. */
 export interface HookContext {
@@ -50,32 +54,47 @@ export interface HookRoute {
   register(app: FastifyInstance, run: HookRunner): void;
 }
 
-function route<S extends TSchema>(path: string, body: S, handle: (body: Static<S>, context: HookContext) => unknown): HookRoute {
+/**
+ * What every answer goes through before it leaves (docs/architecture.md §1.4): one redaction of the
+ * request's secret values for its status, its children but Secrets and the events it logs
+ * (redaction.ts), then its status cut to what the CRD admits (status-limits.ts).
+ */
+function finished<B>(handle: (body: B, context: HookContext) => unknown, status: TSchema | undefined): (body: B, context: HookContext) => unknown {
+  return (body, context) => {
+    const redaction = redactionFor(body);
+    const onEvent = context.onEvent;
+    const redacted: HookContext = redaction && onEvent ? { ...context, onEvent: (event) => onEvent({ ...event, message: redaction.text(event.message) }) } : context;
+    let response = handle(body, redacted);
+    if (redaction) response = redaction.answer(response);
+    if (status && typeof response === 'object' && response !== null && 'status' in response && response.status !== undefined) {
+      const fitted = fitStatus(response.status, status);
+      if (fitted !== response.status) response = { ...response, status: fitted };
+    }
+    return response;
+  };
+}
+
+function route<S extends TSchema>(path: string, body: S, handle: (body: Static<S>, context: HookContext) => unknown, status?: TSchema): HookRoute {
   const hook = path.slice(1);
+  const answer = finished(handle, status);
   return {
     path,
     hook,
     body,
     register(app, run) {
       app.withTypeProvider<TypeBoxTypeProvider>().post(path, { schema: { body }, config: { hook } }, async (request) =>
-        run({ path, body: request.body, log: request.log }, (body, context) => handle(body as Static<S>, context)),
+        run({ path, body: request.body, log: request.log }, (body, context) => answer(body as Static<S>, context)),
       );
     },
   };
 }
 
 export const HOOK_ROUTES: readonly HookRoute[] = [
-  route('/controlplane/sync', ControlPlaneHookRequest, (body, context) =>
-    redactConditionMessages(syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage }), body),
-  ),
-  route('/controlplane/finalize', ControlPlaneHookRequest, (body, context) =>
-    redactConditionMessages(finalizeControlPlane(body, { now: context.clock(), onEvent: context.onEvent }), body),
-  ),
+  route('/controlplane/sync', ControlPlaneHookRequest, (body, context) => syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage }), ControlPlaneStatus),
+  route('/controlplane/finalize', ControlPlaneHookRequest, (body, context) => finalizeControlPlane(body, { now: context.clock(), onEvent: context.onEvent }), ControlPlaneStatus),
   route('/controlplane/customize', ControlPlaneCustomizeRequest, (body) => customizeControlPlane(body.parent)),
-  route('/credentialrotation/sync', CredentialRotationSyncRequest, (body, context) =>
-    syncCredentialRotation(body, { now: context.clock(), onEvent: context.onEvent }),
-  ),
+  route('/credentialrotation/sync', CredentialRotationSyncRequest, (body, context) => syncCredentialRotation(body, { now: context.clock(), onEvent: context.onEvent }), CredentialRotationStatus),
   route('/credentialrotation/customize', CredentialRotationCustomizeRequest, (body) => customizeCredentialRotation(body.parent)),
-  route('/secretaggregate/sync', SecretAggregateSyncRequest, (body, context) => syncSecretAggregate(body, { now: context.clock() })),
+  route('/secretaggregate/sync', SecretAggregateSyncRequest, (body, context) => syncSecretAggregate(body, { now: context.clock() }), SecretAggregateStatus),
   route('/secretaggregate/customize', SecretAggregateCustomizeRequest, (body) => customizeSecretAggregate(body.parent)),
 ];

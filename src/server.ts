@@ -1,6 +1,7 @@
 // buildServer(): the fastify application answering Metacontroller's hook calls.
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import type http from 'node:http';
 import net from 'node:net';
 import pino from 'pino';
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_INFLIGHT_BYTES, type LogLevel } from './config.js';
@@ -18,6 +19,20 @@ import { hooksPlugin } from './http/hooks.js';
 
 /** Readiness: how long hook calls may be refused with no byte of the budget given back. */
 export const DEFAULT_BUDGET_STUCK_MS = 60_000;
+
+/**
+ * How long a request may take to arrive, headers and body (docs/architecture.md §1.4): the hook
+ * timeout of every controller (metacontroller/*.yaml `timeout: 10s`). Metacontroller has given up
+ * on a call by then, so nothing it sent is lost; a client that stalls mid-request (headers
+ * declaring 8 MiB, three bytes, silence) is answered 408 and closed, and the in-flight bytes it
+ * held are given back, instead of holding them for as long as its connection lives. Node's
+ * requestTimeout and headersTimeout bound the receipt only (a call being answered is not cut), and
+ * count from the first byte, so a client dripping a byte at a time is bounded too (fastify's
+ * connectionTimeout is an idle timeout, which it would reset); they are checked every
+ * REQUEST_CHECK_INTERVAL_MS (Node's connectionsCheckingInterval, 30 s by default).
+ */
+export const REQUEST_TIMEOUT_MS = 10_000;
+const REQUEST_CHECK_INTERVAL_MS = 1_000;
 
 export { DEFAULT_OVERLOAD, type OverloadOptions } from './http/overload.js';
 
@@ -56,6 +71,8 @@ export interface ServerOptions {
   budgetStuckMs?: number;
   /** The clock (ms) of the in-flight budget and of readiness' `budgetStuckMs` (default Date.now; tests step it). */
   monotonicNow?: () => number;
+  /** How long a request may take to arrive, headers and body (default REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
 }
 
 /** What the server keeps besides fastify's own: readiness, the metrics, the capture writer. */
@@ -66,6 +83,8 @@ export interface HooksState {
   capture?: CaptureWriter;
   /** Bytes of the hook bodies in flight now (the in-flight budget, inflight.ts). */
   inflightBytes: () => number;
+  /** Calls received whole and not yet answered: an answer is on its way on their connection. */
+  answering: () => number;
 }
 
 declare module 'fastify' {
@@ -79,9 +98,14 @@ export type HooksServer = FastifyInstance;
 export async function buildServer(options: ServerOptions = {}): Promise<HooksServer> {
   const logger = options.logger === false ? undefined : (options.logger ?? pino(loggerOptions(options.logLevel ?? 'info')));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const fastifyOptions: FastifyServerOptions & { https?: unknown } = {
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // Given to http(s).createServer: fastify sets only requestTimeout on the server it made.
+  const receive = { requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(REQUEST_CHECK_INTERVAL_MS, requestTimeout) };
+  const fastifyOptions: FastifyServerOptions & { https?: unknown; http?: http.ServerOptions } = {
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit,
+    requestTimeout,
+    http: receive,
     return503OnClosing: true,
     // One line per request, written by the request-log plugin.
     logController: new LogController({ disableRequestLogging: true }),
@@ -94,7 +118,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
       customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, verbose: true },
     },
   };
-  if (options.tls) fastifyOptions.https = { cert: options.tls.cert, key: options.tls.key };
+  if (options.tls) fastifyOptions.https = { cert: options.tls.cert, key: options.tls.key, ...receive };
 
   const app: HooksServer = Fastify(fastifyOptions);
   // Hooks take JSON only: a text/plain body is refused (415) instead of parsed as a string.
@@ -107,7 +131,19 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
     ? new CaptureWriter(options.capture.dir, options.capture.key, (err) => app.log.error({ err: { code: errorCode(err) } }, 'capture write failed'))
     : undefined;
   let budget: InflightBudget | undefined;
-  app.decorate('c5c3', { draining: false, metrics, capture, inflightBytes: () => budget?.bytes ?? 0 });
+  // Every call from its headers to its response's end (or its connection's): shutdown waits for
+  // those received whole, and only for those (closeGracefully).
+  const calls = new Set<FastifyRequest>();
+  app.addHook('onRequest', async (request, reply) => {
+    calls.add(request);
+    reply.raw.once('close', () => calls.delete(request));
+  });
+  const answering = () => {
+    let n = 0;
+    for (const call of calls) if (call.raw.complete) n++;
+    return n;
+  };
+  app.decorate('c5c3', { draining: false, metrics, capture, inflightBytes: () => budget?.bytes ?? 0, answering });
   metrics.readInflightBytes = () => budget?.bytes ?? 0;
   if (capture) app.addHook('onClose', async () => capture.flush());
   // Draining (shutdown began): every answer closes its connection, so keep-alive clients move to
@@ -162,8 +198,28 @@ export async function stopAccepting(app: HooksServer, graceMs: number): Promise<
   // every connection to end, so it is not awaited.
   net.Server.prototype.close.call(app.server);
   const connections = () => new Promise<number>((resolve) => app.server.getConnections((err, count) => resolve(err ? 0 : count)));
-  for (const deadline = Date.now() + graceMs; Date.now() < deadline && (await connections()) > 0; ) await new Promise((r) => setTimeout(r, 20));
+  for (const deadline = Date.now() + graceMs; Date.now() < deadline && (await connections()) > 0; ) await sleep(20);
 }
+
+/**
+ * The whole shutdown after readiness turned false: stopAccepting, then every call received whole is
+ * answered (up to REQUEST_TIMEOUT_MS, Metacontroller's hook timeout: it gave up on a call by then),
+ * then every connection left is closed (idle ones, and ones whose request is still arriving: a
+ * stalled upload, headers never finished; none has an answer on its way), then app.close(). Those
+ * are closed here because Node stops enforcing requestTimeout once its server closes
+ * (httpServerPreClose clears the check): app.close() alone waited on a stalled client for as long
+ * as it kept its connection open. Returns how many connections were closed that way.
+ */
+export async function closeGracefully(app: HooksServer, graceMs: number): Promise<number> {
+  await stopAccepting(app, graceMs);
+  for (const deadline = Date.now() + REQUEST_TIMEOUT_MS; Date.now() < deadline && app.c5c3.answering() > 0; ) await sleep(20);
+  const left = await new Promise<number>((resolve) => app.server.getConnections((err, count) => resolve(err ? 0 : count)));
+  app.server.closeAllConnections();
+  await app.close();
+  return left;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function errorCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { testServer, post } from './support/server.js';
 import { applyResponse, healthy, orcStatus, readyCondition, syncRequest } from './support/world.js';
 import { brownfieldCP, converge, conditionOf, ids, managedCP, sync, type World } from './support/sync.js';
-import { find } from './support/korc.js';
+import { find, withChild } from './support/korc.js';
 import { admission } from './support/crd.js';
 import { conformance, upstreamSchema, type Obj } from './support/shared.js';
 import type { HooksServer } from '../src/server.js';
@@ -122,29 +122,86 @@ t.test('a dead Keystone: nothing detached (K-ORC releases nothing without Keysto
   t.match(conditionOf(gone.status, 'KORCReady'), { message: /Keystone controlplane-keystone-keystone is gone, and K-ORC releases none/ });
 });
 
-t.test('a K-ORC object in a terminal error: every managed K-ORC object is detached before it is deleted', async (t) => {
+// K-ORC's deletion path (generic/reconciler/controller.go Reconcile → reconcileDelete → DeleteResource
+// in resource_actions.go, c22784ca): a terminal error does not gate deletion (ShouldReconcile is
+// checked in reconcileNormal only), so an object with a status.id is fetched by it and deleted like
+// any other. Only an object without an id is looked up by name (getResourceForAdoption), and an
+// ambiguous lookup fails the same way every time: that one K-ORC cannot delete, and only that one
+// is detached (the policy is read before the lookup).
+const terminalWith = (c: Obj, reason: string, message: string, id?: string): Obj => ({ ...c, status: orcStatus(c.metadata.generation, { available: false, reason, message, id }) });
+const AMBIGUOUS = 'found more than one matching OpenStack resource during adoption';
+
+t.test('a terminal K-ORC error on an object with an OpenStack id: nothing is detached, everything is deleted and revoked group by group', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
   const world = await converge(app, managedCP());
   const parent = deleting(world);
-  const terminal = world.children.map((c) => (c.kind === 'Service' ? { ...c, status: orcStatus(c.metadata.generation, { available: false, reason: 'UnrecoverableError', message: 'gone' }) } : c));
-  const res = await finalize(app, parent, terminal);
-  checkAnswer(t, terminal, res, 'detach');
-  t.match(conditionOf(res.status, 'KORCReady'), { message: /Service\/controlplane-keystone-identity-service reports UnrecoverableError: gone, so revocation cannot succeed; detaching/ });
-  for (const kind of ['ApplicationCredential', 'Service', 'Endpoint']) {
-    t.equal(find(res.children, kind)?.spec.managedOptions?.onDelete, 'detach', `${kind} returned with onDelete: detach`);
+  const endpoint = find(world.children, 'Endpoint')!;
+  let observed = withChild(world.children, 'Endpoint', (c) => terminalWith(c, 'UnrecoverableError', 'the endpoint cannot be updated', endpoint.status.id));
+  const expected = [['Endpoint', 'Service'], ['ApplicationCredential'], ['Domain', 'User']];
+  for (const group of expected) {
+    const res = await finalize(app, parent, observed);
+    checkAnswer(t, observed, res, `${group.join('+')}`);
+    t.same(res.children.filter((c) => c.spec?.managedOptions?.onDelete === 'detach').map((c) => c.kind), [], `${group.join('+')}: nothing detached`);
+    t.same(ORC.filter((k) => find(observed, k) && !find(res.children, k)).sort(), [...group].sort(), `${group.join('+')}: only this group is left out (deleted normally)`);
+    observed = apply(parent, observed, res).filter((o) => !group.includes(o.kind));
   }
-  for (const kind of ['User', 'Domain']) t.notOk(find(res.children, kind)!.spec.managedOptions, `${kind}: unmanaged, nothing to detach`);
+  t.equal((await finalize(app, parent, observed)).finalized, true, 'released once every K-ORC object is gone');
+});
+
+t.test('an object K-ORC cannot delete (terminal, no OpenStack id): only it is detached before deletion; the credential is revoked', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, managedCP());
+  const parent = deleting(world);
+  const observed = withChild(world.children, 'Endpoint', (c) => terminalWith(c, 'InvalidConfiguration', AMBIGUOUS));
+  const first = await finalize(app, parent, observed);
+  checkAnswer(t, observed, first, 'detach');
+  t.same(first.children.filter((c) => c.spec?.managedOptions?.onDelete === 'detach').map((c) => c.kind), ['Endpoint'], 'only the Endpoint is detached');
+  t.ok(find(first.children, 'Endpoint'), 'kept until its detach is observed');
+  t.notOk(find(first.children, 'Service'), 'the rest of its group is deleted as usual');
+  t.equal(find(first.children, 'ApplicationCredential')!.spec.managedOptions, undefined, 'the credential is not detached: it is revoked in its group');
+  t.match(conditionOf(first.status, 'KORCReady'), { reason: 'FinalizingORC', message: new RegExp(`detaching Endpoint/\\S+ first \\(K-ORC cannot delete it: it has no OpenStack id and reports InvalidConfiguration: ${AMBIGUOUS}\\)`) });
   t.test('the detached Endpoint validates against the upstream K-ORC CRD', conformance, async (t) => {
     const admit = admission(upstreamSchema('openstack.k-orc.cloud/endpoints.yaml', 'v1alpha1'));
-    t.same(admit(find(res.children, 'Endpoint')!).errors, [], 'the detached Endpoint validates');
+    t.same(admit(find(first.children, 'Endpoint')!).errors, [], 'the detached Endpoint validates');
   });
-  // Once the detach is observed, deletion goes on group by group.
-  const observed = applyResponse(res.children, parent, (c, g) => healthy(c, g), terminal);
-  const next = await finalize(app, parent, observed);
-  t.notOk(find(next.children, 'Endpoint'), 'detached: now deleted');
-  t.notOk(find(next.children, 'Service'));
-  t.equal(find(next.children, 'ApplicationCredential')!.spec.managedOptions.onDelete, 'detach', 'later groups stay detached');
+  const next = apply(parent, observed, first);
+  const second = await finalize(app, parent, next);
+  t.notOk(find(second.children, 'Endpoint'), 'detached: now deleted');
+  t.equal(find(second.children, 'ApplicationCredential')!.spec.managedOptions, undefined, 'the credential still waits for its group, not detached');
+});
+
+t.test('Keystone down: nothing is detached, terminal error or not, with an id or without', async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const world = await converge(app, managedCP());
+  const parent = deleting(world);
+  const down = (children: Obj[]) => children.map((c) => (c.kind === 'Keystone' ? { ...c, status: { conditions: [readyCondition(false)] } } : c));
+  const rules = [{ serviceRef: 'identity', method: 'GET', path: '/v3/users' }];
+  const variants: [string, Obj[]][] = [
+    ['a terminal Endpoint with an id', withChild(world.children, 'Endpoint', (c) => terminalWith(c, 'UnrecoverableError', 'gone', c.status.id))],
+    ['a terminal Endpoint without an id', withChild(world.children, 'Endpoint', (c) => terminalWith(c, 'InvalidConfiguration', AMBIGUOUS))],
+    ['a terminal credential without an id', withChild(world.children, 'ApplicationCredential', (c) => terminalWith(c, 'InvalidConfiguration', AMBIGUOUS))],
+    ['a credential with access rules', withChild(world.children, 'ApplicationCredential', (c) => ({ ...c, spec: { ...c.spec, resource: { ...c.spec.resource, accessRules: rules } } }))],
+  ];
+  for (const [what, children] of variants) {
+    for (const [state, observed] of [['not Ready', down(children)], ['gone', children.filter((c) => c.kind !== 'Keystone')]] as const) {
+      const res = await finalize(app, parent, observed);
+      checkAnswer(t, observed, res, `${what}, Keystone ${state}`);
+      t.same(res.children.filter((c) => c.spec?.managedOptions?.onDelete === 'detach').map((c) => c.kind), [], `${what}, Keystone ${state}: nothing detached`);
+      t.equal(res.finalized, false, `${what}, Keystone ${state}: held`);
+      t.match(conditionOf(res.status, 'KORCReady'), { reason: 'FinalizingORC', message: new RegExp(`Keystone \\S+ is ${state === 'gone' ? 'gone' : 'not Ready'}, and K-ORC releases none`) });
+    }
+  }
+  // The identity Service a restricted credential cannot delete is held, neither detached nor
+  // deleted, until Keystone answers; then it is detached and deleted.
+  const ruled = variants[3]![1];
+  const held = await finalize(app, parent, down(ruled));
+  t.ok(find(held.children, 'Service'), 'the identity Service is held while Keystone is down');
+  t.notOk(find(held.children, 'Endpoint'), 'the Endpoint is deleted as usual (K-ORC holds it until Keystone answers)');
+  const back = await finalize(app, parent, ruled);
+  t.equal(find(back.children, 'Service')?.spec.managedOptions?.onDelete, 'detach', 'Keystone back: the identity Service is detached');
 });
 
 t.test('stalled teardown: released after 5 minutes from the ControlPlane deletion, loudly', async (t) => {

@@ -1,10 +1,10 @@
-// hooks/: every captured payload replays through the server to its recorded response (at its
-// recorded clock and seed), the files are what `npm run gen` writes today, and none holds a
-// simulated secret.
+// hooks/: the files are what `npm run gen` writes today, the situations are there, and none holds
+// a simulated secret; every payload replays to its recorded response in test/hooks-replay-{1,2,3}.test.ts
+// (a third of the files each: each file stays well inside the per-file timeout on a busy machine).
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { renderHookPayloads, replayCaptured } from '../src/cli/hook-payloads.js';
+import { renderHookPayloads } from '../src/cli/hook-payloads.js';
 import { REPO_ROOT } from './support/shared.js';
 import { secretObjects } from './support/secrets.js';
 import { HOOKS_DIR, payloadFiles, read } from './support/hooks.js';
@@ -29,15 +29,6 @@ t.test('the situations the issue names are there', async (t) => {
     /^credentialrotation-customize\//,
   ]) {
     t.ok(names.some((n) => pattern.test(n)), String(pattern));
-  }
-});
-
-t.test('every file replays to its recorded response', async (t) => {
-  const files = payloadFiles();
-  t.ok(files.length >= 30, `${files.length} payloads`);
-  for (const file of files) {
-    const call = read(file);
-    t.same(await replayCaptured(call), call.response, relative(HOOKS_DIR, file));
   }
 });
 

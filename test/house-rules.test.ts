@@ -63,6 +63,7 @@ const LAYERS: string[][] = [
   ['capture'],
   ['controlplane'],
   ['credentialrotation', 'secretaggregate'],
+  ['redaction', 'status-limits'],
   ['routes'],
   ['http'],
   ['server'],

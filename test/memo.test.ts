@@ -6,9 +6,11 @@ import { parse } from 'yaml';
 import { BoundedMemo } from '../src/memo.js';
 import { applicationCredentialCloud, passwordCloud, readApplicationCredential, type CloudTarget } from '../src/controlplane/credential/clouds-yaml.js';
 import { valuesOfSecretText } from '../src/capture/secret-values.js';
-import { redactConditionMessages } from '../src/controlplane/redact-status.js';
+import { redactionFor } from '../src/redaction.js';
 import { secret } from './support/world.js';
 import type { Obj } from './support/shared.js';
+
+const redactConditionMessages = <R>(response: R, request: unknown): R => redactionFor(request)?.answer(response) ?? response;
 
 t.test('BoundedMemo computes once per key, keeps at most its limit, least recently used out first', async (t) => {
   const memo = new BoundedMemo<string>(2);

@@ -96,7 +96,8 @@ t.test('ValueReplacer: longest first, base64 (at every offset) too, short values
 });
 
 t.test('redactConditionMessages: new condition objects, the request never changed', async (t) => {
-  const { redactConditionMessages } = await import('../src/controlplane/redact-status.js');
+  const { redactionFor } = await import('../src/redaction.js');
+  const redactConditionMessages = <R>(response: R, request: unknown): R => redactionFor(request)?.answer(response) ?? response;
   const kept = { type: 'InfrastructureReady', status: 'False', reason: 'X', message: `said ${ADMIN_PASSWORD}`, lastTransitionTime: '2026-01-01T00:00:00Z' };
   const request = { children: {}, related: { 'Secret.v1': { 'ns/p': secret('ns', 'p', { password: ADMIN_PASSWORD }) } } };
   const out = redactConditionMessages({ status: { conditions: [kept] }, children: [] }, request as never);

@@ -2,67 +2,13 @@
 // new connections, and exits 0; keep-alive clients are answered, never reset. Each step waits for
 // what it needs (the server's log, its in-flight bytes, answers), not for a time. (`npm test`
 // builds first: see the pretest script.)
-import t, { type Test } from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
+import t from 'tap';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import { join } from 'node:path';
-import { once } from 'node:events';
-import { REPO_ROOT, fixtureControlPlane } from './support/shared.js';
+import { fixtureControlPlane } from './support/shared.js';
+import { inflightBytes, serve } from './support/process.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Served {
-  port: number;
-  child: ChildProcess;
-  exited: Promise<unknown[]>;
-  /** Everything the server wrote to stdout so far. */
-  output: () => string;
-  /** Resolves once the server's stdout matches `pattern`. */
-  logged: (pattern: RegExp) => Promise<void>;
-}
-
-/** The built server as a process on a free port (killed at the end of the test), once it listens. */
-async function serve(t: Test, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = once(child, 'exit');
-  t.teardown(() => child.kill('SIGKILL'));
-  let output = '';
-  const waiting: { pattern: RegExp; resolve: () => void }[] = [];
-  child.stdout!.on('data', (chunk) => {
-    output += chunk;
-    for (const w of waiting.filter((w) => w.pattern.test(output))) {
-      waiting.splice(waiting.indexOf(w), 1);
-      w.resolve();
-    }
-  });
-  const logged = (pattern: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      if (pattern.test(output)) return resolve();
-      waiting.push({ pattern, resolve });
-      void exited.then(() => reject(new Error(`server exited before logging ${pattern}: ${output}`)));
-    });
-  await logged(/listening at http:\/\/127\.0\.0\.1:\d+/);
-  const port = Number(/listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)![1]);
-  return { port, child, exited, output: () => output, logged };
-}
-
-/** Bytes of hook bodies the server holds now (its in-flight budget, from /metrics). */
-async function inflightBytes(port: number): Promise<number> {
-  const text = await new Promise<string>((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: '/metrics', agent: false }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve(body));
-    })
-      .on('error', reject)
-      .end();
-  });
-  return Number(/^c5c3_hooks_inflight_bytes (\d+)$/m.exec(text)?.[1] ?? NaN);
-}
 
 t.test('SIGTERM: in-flight requests complete, new ones are refused, exit code 0', async (t) => {
   const { port, child, exited, output, logged } = await serve(t);

@@ -3,7 +3,9 @@
 // hold, a new release during a rollout, determinism and the fixed point.
 import t from 'tap';
 import { FIXED_NOW, post, testServer } from './support/server.js';
-import { applyResponse, healthy, readyCondition, syncRequest, type StatusOf } from './support/world.js';
+import { ADMIN_PASSWORD, applyResponse, healthy, orcStatus, readyCondition, syncRequest, type StatusOf } from './support/world.js';
+import { base64Cores } from '../src/capture/secret-values.js';
+import { statusAdmission } from './support/crd.js';
 import { converge, conditionOf, managedCP, step, sync, type World } from './support/sync.js';
 import type { Obj } from './support/shared.js';
 import type { HooksServer } from '../src/server.js';
@@ -345,4 +347,50 @@ t.test('an unreadable release mid-rollout: InvalidSpec, the rollout carried unch
   t.equal(body.status.updatePhase, 'UpdatingKeystone', 'the phase does not move');
   t.same(body.status.rollout, trail.world.response.status.rollout, 'the rollout record is carried as it was');
   t.equal(body.children.length, bad.children.length, 'every child kept');
+});
+
+t.test('a K-ORC message quoting a secret never reaches status.rollout.failure or status.lastUpdate (one redaction for the whole status)', async (t) => {
+  const clock = { now: FIXED_NOW };
+  const app = await server(clock);
+  t.teardown(() => app.close());
+  const quoting = `Keystone said: password ${ADMIN_PASSWORD} refused (${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')})`;
+  let verifying = false;
+  const endpointFails: StatusOf = (child, generation) =>
+    verifying && child.kind === 'Endpoint' ? orcStatus(generation, { available: false, reason: 'UnrecoverableError', message: quoting, id: 'id-endpoint' }) : operator()(child, generation);
+  let world = edited(await running(app), (s) => (s.openStackRelease = '2025.2'));
+  const statuses: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    world = await step(app, world, endpointFails);
+    statuses.push(JSON.stringify(world.response.status));
+    if (['UpdatingKeystone', 'UpdatingServices', 'Verifying'].includes(world.response.status.updatePhase)) verifying = true;
+    if (world.response.status.lastUpdate?.result === 'RolledBack') break;
+  }
+  const failed = statuses.map((s) => JSON.parse(s)).find((s) => s.rollout?.failure);
+  t.match(failed?.rollout.failure, { reason: 'VerificationFailed', message: /CatalogReady: .*\[redacted\]/ }, 'the failure quotes the catalog condition, redacted');
+  t.match(world.response.status.lastUpdate, { result: 'RolledBack', reason: 'VerificationFailed', message: /\[redacted\]/ }, 'the record of the rollback too');
+  const forms = [ADMIN_PASSWORD, Buffer.from(ADMIN_PASSWORD).toString('base64'), ...base64Cores(ADMIN_PASSWORD)];
+  t.same(forms.filter((f) => statuses.some((s) => s.includes(f))), [], 'no form of the admin password in any status of the rollout');
+});
+
+t.test('a K-ORC message of the longest length its CRD admits: status.rollout.failure and status.lastUpdate still fit the CRD', async (t) => {
+  const app = await server({ now: FIXED_NOW });
+  t.teardown(() => app.close());
+  const admit = statusAdmission('controlplanes.c5c3.io.yaml');
+  let failing = false;
+  const long: StatusOf = (child, generation) =>
+    failing && child.kind === 'Endpoint' ? orcStatus(generation, { available: false, reason: 'UnrecoverableError', message: 'z'.repeat(32768), id: 'id-endpoint' }) : operator()(child, generation);
+  let world = edited(await running(app), (s) => (s.openStackRelease = '2025.2'));
+  const problems = new Set<string>();
+  let failure: Obj | undefined;
+  for (let i = 0; i < 30; i++) {
+    world = await step(app, world, long);
+    for (const e of admit(world.response.status)) problems.add(e);
+    failure ??= world.response.status.rollout?.failure;
+    if (['UpdatingKeystone', 'UpdatingServices', 'Verifying'].includes(world.response.status.updatePhase)) failing = true;
+    if (world.response.status.lastUpdate?.result === 'RolledBack') break;
+  }
+  t.equal(failure?.reason, 'VerificationFailed', 'the rollout failed on the catalog');
+  t.equal([...failure!.message].length, 32768, 'its message cut to 32,768 characters');
+  t.match(world.response.status.lastUpdate, { result: 'RolledBack' });
+  t.same([...problems], [], 'every status of the rollout validates against the ControlPlane CRD');
 });

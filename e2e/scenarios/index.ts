@@ -12,6 +12,7 @@ import { realScheduledScenarios } from './real-scheduled.js';
 import { fleetScenarios } from './fleet.js';
 import { chartScenarios } from './chart.js';
 import { backupScenarios } from './backup.js';
+import { faultScenarios } from './faults.js';
 
 export { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, type Ctx, type Scenario } from './support.js';
 
@@ -25,6 +26,7 @@ export function scenarios(shared: string): Scenario[] {
     ...realScheduledScenarios(shared), // 23, 24
     ...chartScenarios(), // 30: the Helm chart, the alert rules
     ...backupScenarios(), // 31: the database backup and its restore
-    ...fleetScenarios(shared), // 25
+    ...faultScenarios(shared), // 32-40: components stopped, restarted, killed, emptied; children edited by hand
+    ...fleetScenarios(shared), // 25, with Metacontroller restarted while the fleet is converged
   ];
 }

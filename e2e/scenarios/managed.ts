@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { Obj } from '../../src/sim/cluster.js';
 import { GVK, CONTROLPLANE_CHILD_KINDS } from '../../src/k8s/kinds.js';
+import { SERVICE_KINDS } from '../../src/api/services/index.js';
 import { childNames, remoteKeys } from '../../src/controlplane/names.js';
 import type { Ref } from '../kube.js';
 import { captureFiles } from '../recorder.js';
@@ -44,7 +45,7 @@ export function managedScenarios(shared: string): Scenario[] {
         const children = await childrenOf(ctx, MANAGED_NS, managedUid);
         const kinds = new Set(children.map((c) => c.kind));
         // The kinds of the services beside Keystone, of the bus and of the database backup come only with a declaration.
-        const onlyDeclared = new Set(['RabbitmqCluster', 'Project', 'Role', 'RoleAssignment', 'Placement', 'Glance', 'GlanceBackend', 'Backup']);
+        const onlyDeclared = new Set(['RabbitmqCluster', 'Project', 'Role', 'RoleAssignment', 'Backup', ...SERVICE_KINDS.map((k) => k.kind)]);
         const missing = CONTROLPLANE_CHILD_KINDS.map((k) => k.kind).filter((k) => !onlyDeclared.has(k) && !kinds.has(k));
         check(missing.length === 0, `no child of kind ${missing.join(', ')} in the API server`);
         const errors = applyErrors(ctx, mark);

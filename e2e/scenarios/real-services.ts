@@ -1,6 +1,8 @@
 // Services beside Keystone against the real Keystone and K-ORC (issue 32): Placement, Glance with
-// one S3 backend and a managed bus (the ControlPlane of hooks/' services run) (stand-in operators for those three and the infrastructure; the
-// service users, role assignments and catalog rows are K-ORC's, in Keystone's database).
+// one S3 backend and a managed bus (the ControlPlane of hooks/' services run). The service users,
+// role assignments and catalog rows are K-ORC's, in Keystone's database; behind the catalog rows
+// the real Placement and Glance APIs (issue 40: openstack-apis.ts), which a user reaches with the
+// `openstack` client (real-apis.ts); stand-in operators for the bus and the infrastructure.
 import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
 import { SERVICE_PASSWORD_KEY, childNames, serviceChildNames, serviceRemoteKeys } from '../../src/controlplane/names.js';
@@ -13,6 +15,7 @@ import type { Ctx, Scenario } from './support.js';
 import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
 import { rollout } from './upgrade.js';
+import { apiValidatesAfterRotation, servicesGoneForUsers, usersReachTheApis } from './real-apis.js';
 
 const SERVICES_SPEC: Obj = HOOKS_SERVICES.spec;
 /** The services that ControlPlane declares, as their descriptors describe them. */
@@ -50,11 +53,12 @@ export function realServicesScenarios(): Scenario[] {
   return [
     {
       id: 21,
-      title: 'real Keystone and K-ORC: Placement, Glance (one S3 backend) and a managed bus converge; service users, roles and catalog rows in Keystone; release upgrade through UpdatingServices; deletion removes them from Keystone',
+      title: 'real Keystone, K-ORC, Placement and Glance: Placement, Glance (one backend) and a managed bus converge; service users, roles and catalog rows in Keystone; a user reaches both APIs through the catalog with the openstack client (401 without a valid token); the rotated service password restarts Placement, which still validates tokens; release upgrade through UpdatingServices; deletion removes them from Keystone and the catalog',
       async run(ctx) {
         await ensureNamespace(ctx, ns);
         for (const s of SERVICES) await ctx.bao.put(serviceRemoteKeys(ns, REAL_NAME, s.name).db, { username: s.name, password: secretValue() });
-        await userSecret(ctx, ns, 'glance-s3-credentials', { accessKey: 'e2e', secretKey: secretValue() });
+        // The keys the GlanceBackend controller reads (glancebackend_types.go S3AccessKeyIDKey, S3SecretAccessKeyKey).
+        await userSecret(ctx, ns, 'glance-s3-credentials', { 'access-key-id': 'e2e', 'secret-access-key': secretValue() });
         await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns }, spec: structuredClone(SERVICES_SPEC) });
         const cp = await waitReady(ctx, ref, 420_000, (o) => condition(o, 'ServicesReady')?.status === 'True');
         check(JSON.stringify(cp.status.services?.map((s: Obj) => `${s.name}:${s.ready}:${s.release}`)) === JSON.stringify(['keystone:true:2025.2', 'placement:true:2025.2', 'glance:true:2025.2']), `status.services ${JSON.stringify(cp.status.services)}`);
@@ -85,6 +89,8 @@ export function realServicesScenarios(): Scenario[] {
           lines.push(`user ${s.name} (service@service, password accepted), ${s.type} ${got.join(' + ')}`);
         }
         console.log(`    Keystone: ${lines.join('; ')}`);
+        // The real Placement and Glance behind those rows, as a user reaches them.
+        const user = await usersReachTheApis(ctx, ns, REAL_NAME, SERVICES_SPEC.region);
 
         // A service user's password rotated (CredentialRotation target serviceUserPassword): OpenBao
         // and Keystone hold the new one, Keystone refuses the old one, only the old Secret is deleted.
@@ -115,6 +121,7 @@ export function realServicesScenarios(): Scenario[] {
           const gone = [...new Set(ctx.rec.since(mark, (e) => e.namespace === ns && e.terminating).map((e) => `${e.kind}/${e.name}`))];
           check(JSON.stringify(gone) === JSON.stringify([`Secret/${n.password}`]), `deleted during the password rotation: ${gone.join(', ')}`);
           console.log(`    password rotation: Secret ${next} in OpenBao and Keystone (accepted), the old password refused, Secret ${n.password} released, nothing else deleted, ${Math.round((Date.now() - mark) / 1000)} s`);
+          await apiValidatesAfterRotation(ctx, ns, REAL_NAME, user, fresh!, mark);
         }
 
         // Day 2: the release moves Keystone first, then the services.
@@ -134,17 +141,34 @@ export function realServicesScenarios(): Scenario[] {
         const after = await servicesIn(keystone);
         check(after.users.length === 2 && after.services.length === 2 && after.endpoints.length === 4, `in Keystone after the upgrade: ${JSON.stringify(after)}`);
 
-        // Deletion: the services' users, catalog rows and endpoints leave Keystone before its CR goes.
+        // Deletion: the services' users, catalog rows and endpoints leave Keystone before its CR goes;
+        // then a token's catalog has no row for them and their users cannot authenticate.
+        const passwords: Record<string, string> = {};
+        for (const s of SERVICES) {
+          const o = await ctx.kube.get({ apiVersion: s.kind.apiVersion, kind: s.kind.kind, namespace: ns, name: serviceChildNames(REAL_NAME, s.name).cr });
+          const raw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: o?.spec?.serviceUser?.secretRef?.name }))?.data?.[SERVICE_PASSWORD_KEY];
+          check(raw !== undefined, `no password Secret of ${s.kind.kind} ${o?.metadata?.name}`);
+          passwords[s.name] = unb64(raw);
+        }
         const uid = cp.metadata.uid as string;
         await ctx.kube.delete(ref);
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
-        const answer = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => ({ ...(await servicesIn(keystone)), projects: (await keystone.projects()).map((p) => p.name as string) }),
-          async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0, 420_000);
+        let forUsers: { catalog: string[]; authenticating: string[] } | undefined;
+        const answer = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => {
+          const rows = await servicesIn(keystone);
+          // Asked once the rows are gone (each password check costs Keystone a hash); nothing comes back.
+          if (!forUsers && rows.users.length + rows.services.length + rows.endpoints.length === 0) forUsers = await servicesGoneForUsers(keystone, passwords);
+          return { ...rows, projects: (await keystone.projects()).map((p) => p.name as string) };
+        }, async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0, 420_000);
         const last: ServicesInKeystone | undefined = answer;
         const projects = answer?.projects ?? [];
         check(!!last, 'Keystone never answered during the teardown');
         check(last!.users.length + last!.services.length + last!.endpoints.length === 0, `still in Keystone when its CR went: ${JSON.stringify(last)}`);
+        check(!!forUsers, 'Keystone stopped before a user could look at the catalog without the services');
+        const inCatalog = forUsers!.catalog.filter((t) => SERVICES.some((s) => s.type === t));
+        check(inCatalog.length === 0 && forUsers!.authenticating.length === 0, `after the teardown: catalog rows ${inCatalog.join(', ') || 'none'}, users authenticating ${forUsers!.authenticating.join(', ') || 'none'}`);
         console.log(`    Keystone's last answer before its CR went: no service user, catalog service or endpoint of Placement or Glance; the service project ${projects.includes('service') ? 'kept (detached)' : 'gone'}`);
+        console.log(`    a token's catalog then: ${forUsers!.catalog.join(', ') || 'empty'} (no placement, no image); placement and glance refused with their last passwords`);
       },
     },
   ];

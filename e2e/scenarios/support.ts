@@ -11,6 +11,9 @@ import type { Kube, Ref } from '../kube.js';
 import type { StandIns } from '../standins.js';
 import type { OpenBao } from '../openbao.js';
 import { type Keystones } from '../keystone.js';
+import type { OpenStackApis } from '../openstack-apis.js';
+import type { ForwardProxy } from '../forward-proxy.js';
+import type { OpenStackCli } from '../openstack-cli.js';
 import { LogView, type Recorder } from '../recorder.js';
 export interface Ctx {
   h: Harness;
@@ -20,6 +23,12 @@ export interface Ctx {
   bao: OpenBao;
   /** The real Keystones of REAL_OPENSTACK_NS (K-ORC runs for real there). */
   keystones: Keystones;
+  /** The real Placement and Glance APIs of those namespaces, one per service CR. */
+  apis: OpenStackApis;
+  /** The in-cluster DNS of those namespaces: what a request to a `*.svc` URL got. */
+  proxy: ForwardProxy;
+  /** The `openstack` client a user runs. */
+  openstack: OpenStackCli;
   rec: Recorder;
   mc: LogView;
   svc: LogView;
@@ -244,6 +253,8 @@ export const REAL_SERVICES_NS = 'openstack-real-services';
 export const REAL_SCHEDULED_NS = 'openstack-real-scheduled';
 export const REAL_TAKEOVER_NS = 'openstack-real-takeover';
 export const REAL_CLOUD_NS = 'openstack-real-cloud';
-export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS, REAL_SCHEDULED_NS, REAL_TAKEOVER_NS, REAL_CLOUD_NS];
+/** The fault scenarios' ControlPlane with a real Keystone (faults.ts). */
+export const REAL_FAULTS_NS = 'openstack-real-faults';
+export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS, REAL_SCHEDULED_NS, REAL_TAKEOVER_NS, REAL_CLOUD_NS, REAL_FAULTS_NS];
 
 export const sortKeys = (o: Obj | undefined) => o && Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));

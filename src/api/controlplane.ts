@@ -427,7 +427,8 @@ export const RolloutStatus = Type.Object(
   {
     failure: Type.Optional(
       Type.Object(
-        { message: Type.String(), reason: Type.String() },
+        // As metav1.Condition bounds them (the messages come from conditions): the hooks cut to these (status-limits.ts).
+        { message: Type.String({ maxLength: 32768 }), reason: Type.String({ maxLength: 1024 }) },
         { description: 'Why the rollout is being rolled back (RollingBack only).' },
       ),
     ),
@@ -445,8 +446,8 @@ export const LastUpdateStatus = Type.Object(
     finishedAt: Type.String({ format: 'date-time', description: 'When the rollout ended.' }),
     from: RunningTarget('The release and image before the rollout.'),
     generation: Int64({ description: 'The ControlPlane generation it ended at; a rolled-back target is held until the spec changes.' }),
-    message: Type.Optional(Type.String({ description: 'Why it was rolled back.' })),
-    reason: Type.Optional(Type.String({ description: 'Why it was rolled back (UpdateDeadlineExceeded, KeystoneUpdateFailed, VerificationFailed).' })),
+    message: Type.Optional(Type.String({ maxLength: 32768, description: 'Why it was rolled back.' })),
+    reason: Type.Optional(Type.String({ maxLength: 1024, description: 'Why it was rolled back (UpdateDeadlineExceeded, KeystoneUpdateFailed, VerificationFailed).' })),
     result: StringEnum(UPDATE_RESULTS, { description: 'Complete, RolledBack, or Cancelled (the spec went back to the running release).' }),
     startedAt: Type.String({ format: 'date-time', description: 'When the rollout began.' }),
     to: RunningTarget('The release and image the rollout aimed at.'),

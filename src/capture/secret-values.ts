@@ -167,6 +167,12 @@ export class ValueReplacer {
     this.needles = [...map].sort((a, b) => b[0].length - a[0].length);
   }
 
+  /** Whether a needle occurs inside `text` (values under MIN_SECRET_LENGTH are not looked for). */
+  occursIn(text: string): boolean {
+    for (const [needle] of this.needles) if (needle.length <= text.length && text.includes(needle)) return true;
+    return false;
+  }
+
   apply(text: string): string {
     const whole = this.whole.get(text);
     if (whole !== undefined) return whole;

@@ -6,7 +6,7 @@
 import type { CompositeHookResponse, ControlPlaneHookRequest } from '../api/hooks.js';
 import { GVK, type KindInfo } from '../k8s/kinds.js';
 import { keepAsIs, identity, isReady, isTerminating, type ObjectIndex, type KubeObject } from '../k8s/observed.js';
-import { terminalError } from '../k8s/orc.js';
+import { openstackId, terminalError } from '../k8s/orc.js';
 import { at, isObject } from '../k8s/read.js';
 import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
 import { decideCondition, secondsSince } from '../k8s/conditions.js';
@@ -73,14 +73,22 @@ const isManaged = (o: KubeObject) => (at(o, 'spec', 'managementPolicy') ?? 'mana
 const isDetached = (o: KubeObject) => at(o, 'spec', 'managedOptions', 'onDelete') === 'detach';
 
 /**
- * Why K-ORC cannot revoke, if it cannot: a K-ORC object in a terminal error is never retried, so
- * its deletion would wait forever; detached, K-ORC releases it without deleting. A Terminating
- * object can no longer be patched through Metacontroller (it never updates a child with a
- * deletionTimestamp), so the detach must be in place before deletion.
+ * Why K-ORC cannot delete this object, if it cannot: then, and only then, it is detached before it
+ * is deleted. K-ORC's deletion path (generic/reconciler/controller.go Reconcile → reconcileDelete,
+ * resource_actions.go DeleteResource, c22784ca) does not look at a terminal error (ShouldReconcile
+ * gates reconcileNormal only): an object with a status.id is fetched by it and deleted, terminal or
+ * not, so it is revoked like any other. An object without an id is looked up by name
+ * (getResourceForAdoption, atMostOne); a terminal error on such an object (the ambiguous adoption
+ * "found more than one matching OpenStack resource during adoption", or a creation K-ORC gave up
+ * on) comes back the same way on every deletion attempt, and nothing of ours exists under an id to
+ * revoke. `onDelete: detach` is read before that lookup, so a detached one is released. A
+ * Terminating object can no longer be patched through Metacontroller (it never updates a child with
+ * a deletionTimestamp), so the detach must be in place before deletion.
  */
-function revocationBlocked(orc: KubeObject[]): string | undefined {
-  const failed = orc.find((o) => terminalError(o));
-  return failed ? `${label(failed)} reports ${terminalError(failed)}` : undefined;
+function undeletable(o: KubeObject): string | undefined {
+  if (!isManaged(o) || isDetached(o) || isTerminating(o) || openstackId(o) !== undefined) return undefined;
+  const terminal = terminalError(o);
+  return terminal === undefined ? undefined : `it has no OpenStack id and reports ${terminal}`;
 }
 
 /**
@@ -157,26 +165,34 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
   }
 
   const current = Math.min(...orc.map(groupOf));
-  const blocked = revocationBlocked(orc);
   const unreachable = keystoneUnreachable(cp, children);
-  // After a terminal K-ORC error every managed K-ORC object is detached at once (docs/architecture.md
-  // §4.2); deletion still goes group by group: the current group is released once nothing of it
-  // still needs its detach.
-  const keepIdentity = blocked === undefined ? identityServiceToKeep(cp, children) : undefined;
-  const toDetach = blocked !== undefined ? orc.filter((o) => isManaged(o) && !isDetached(o) && !isTerminating(o)) : keepIdentity ? [keepIdentity] : [];
-  const released = new Set(orc.filter((o) => groupOf(o) === current && !toDetach.includes(o)).map(identity));
-  const out = keepObserved(toDetach.map(detached), children, released);
+  // Detach only what K-ORC cannot delete (docs/architecture.md §4.2): an object without an id in a
+  // terminal error, and the identity Service a restricted credential cannot delete. Everything
+  // else is deleted normally, so K-ORC revokes it. With Keystone down nothing is detached: K-ORC
+  // releases nothing then anyway, and a detach would leave what it holds valid once Keystone
+  // answers again. What K-ORC cannot delete is held meanwhile (neither detached nor deleted: once
+  // Terminating it could never be detached), and detached once Keystone answers.
+  const cannotDelete = new Map<KubeObject, string>();
+  for (const o of orc) {
+    const why = undeletable(o);
+    if (why !== undefined) cannotDelete.set(o, `K-ORC cannot delete it: ${why}`);
+  }
+  const identityService = identityServiceToKeep(cp, children);
+  if (identityService && !cannotDelete.has(identityService)) {
+    cannotDelete.set(identityService, "Keystone's own identity entry stays: K-ORC could not delete it with a credential restricted by access rules");
+  }
+  const detach = unreachable === undefined ? cannotDelete : new Map<KubeObject, string>();
+  const held = new Set(cannotDelete.keys());
+  // Deletion goes group by group: the current group is released, but for what waits for its detach.
+  const released = new Set(orc.filter((o) => groupOf(o) === current && !held.has(o)).map(identity));
+  const out = keepObserved([...detach.keys()].map(detached), children, released);
   assertKeepsObserved(out, children, released);
-  const detaching = toDetach.map(label);
 
   const waitingFor = orc.filter((o) => groupOf(o) === current).map(label);
-  const message = blocked !== undefined && detaching.length > 0
-    ? `Deleting K-ORC objects: ${blocked}, so revocation cannot succeed; detaching ${detaching.join(', ')} first`
-    : keepIdentity
-      ? `Deleting K-ORC objects before the rest of the ControlPlane: detaching ${label(keepIdentity)} first (Keystone's own identity entry stays: K-ORC could not delete it with a credential restricted by access rules); waiting for ${waitingFor.join(', ')}`
-      : unreachable
-        ? `Deleting K-ORC objects before the rest of the ControlPlane: waiting for ${waitingFor.join(', ')}; ${unreachable}, and K-ORC releases none of its objects until it can reach Keystone (it reads each one's resource first, whatever its onDelete), so they are deleted and revoked once Keystone answers; ${TIMEOUT_SECONDS.orcTeardownStall / 60} minutes after the deletion the ControlPlane is released anyway and what is left needs its openstack.k-orc.cloud finalizer removed by hand`
-        : `Deleting K-ORC objects before the rest of the ControlPlane: waiting for ${waitingFor.join(', ')}`;
+  const detaching = [...detach].map(([o, why]) => `detaching ${label(o)} first (${why})`);
+  const message = unreachable
+    ? `Deleting K-ORC objects before the rest of the ControlPlane: waiting for ${waitingFor.join(', ')}; ${unreachable}, and K-ORC releases none of its objects until it can reach Keystone (it reads each one's resource first, whatever its onDelete), so nothing is detached and they are deleted and revoked once Keystone answers${held.size > 0 ? ` (${[...held].map(label).join(', ')} held until then: K-ORC cannot delete ${held.size === 1 ? 'it' : 'them'}, ${held.size === 1 ? 'it is' : 'they are'} detached first)` : ''}; ${TIMEOUT_SECONDS.orcTeardownStall / 60} minutes after the deletion the ControlPlane is released anyway and what is left needs its openstack.k-orc.cloud finalizer removed by hand`
+    : `Deleting K-ORC objects before the rest of the ControlPlane: ${detaching.length > 0 ? `${detaching.join('; ')}; ` : ''}waiting for ${waitingFor.join(', ')}`;
   return {
     status: status(korc('False', REASON.FinalizingORC, message)),
     children: out,

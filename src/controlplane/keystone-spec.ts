@@ -2,9 +2,9 @@
 import type { ControlPlaneSpec } from '../api/controlplane.js';
 import type { Infrastructure, SecretKeyRef } from './spec.js';
 import { childNames } from './names.js';
-import { sortedMap } from './children.js';
 import { cacheSpec, databaseSpec, withoutUndefined } from './backing-spec.js';
 import { durationSeconds } from '../k8s/duration.js';
+import { servicePolicies } from './services/projection.js';
 
 export const KEYSTONE_IMAGE_REPOSITORY = 'ghcr.io/c5c3/keystone';
 export const WEEKLY_CRON = '0 0 * * 0';
@@ -39,17 +39,10 @@ export function policyErrors(spec: ControlPlaneSpec): string[] {
   return errors;
 }
 
-/** Global oslo.policy rules merged with Keystone's own; Keystone's win (seed MergePolicies). */
+/** Global oslo.policy rules merged with Keystone's own; Keystone's win (seed MergePolicies), as every service's. */
 export function mergePolicies(spec: ControlPlaneSpec): Record<string, unknown> | undefined {
-  const global = spec.global;
-  const own = spec.services.keystone.policyOverrides;
-  const rules = sortedMap({ ...(global?.rules ?? {}), ...(own?.rules ?? {}) });
-  const configMapRef = own?.configMapRef ?? global?.configMapRef;
-  const out: Record<string, unknown> = {};
-  if (configMapRef) out.configMapRef = { name: configMapRef.name ?? '' };
-  if (Object.keys(rules).length > 0) out.rules = rules;
-  // The Keystone CRD refuses a policyOverrides without rules or a ConfigMap: omit it then.
-  return Object.keys(out).length > 0 ? out : undefined;
+  // The Keystone CRD refuses a policyOverrides without rules or a ConfigMap: omitted then.
+  return servicePolicies(spec, spec.services.keystone.policyOverrides);
 }
 
 /** The public identity URL: publicEndpoint, else https://{gateway.hostname}/v3, else unset. */

@@ -43,6 +43,12 @@ export const ANNOTATION = {
    * watch the source) pushes as soon as the Secret holds new content (docs/architecture.md §3.5).
    */
   sourceSha256: 'c5c3.io/source-sha256',
+  /**
+   * On a PushSecret: the newest time (ESO's lastTransitionTime) an ExternalSecret of the ControlPlane
+   * failed to read OpenBao, so ESO pushes the backup again; on an ExternalSecret reading a backup:
+   * the same, once the push is proven, so ESO reads it again (openbao-backups.ts, docs/architecture.md §3.9).
+   */
+  openBaoReadFailedAt: 'c5c3.io/openbao-read-failed-at',
 } as const;
 
 /** The OpenStack identities the K-ORC imports and the password cloud use. */

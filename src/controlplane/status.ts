@@ -13,6 +13,7 @@ import type { ControlPlaneRef } from './ref.js';
 import type { UnappliedChild } from './unapplied.js';
 import { rolloutStatusFields } from './rollout/rollout-state.js';
 import type { RolloutOutcome } from './rollout/rollout.js';
+import { openBaoMessage, type OpenBaoReport } from './openbao-backups.js';
 
 
 /** Ready aggregate: True/AllReady only when all seven sub-conditions are True. */
@@ -61,6 +62,8 @@ export interface StatusInput {
    * the release Keystone runs, and the Ready aggregate while a rollout runs or after a rollback.
    */
   update?: RolloutOutcome;
+  /** The OpenBao paths ExternalSecrets cannot read (openbao-backups.ts): named in a False Ready's message. */
+  openBao?: OpenBaoReport | undefined;
 }
 
 export function buildStatus(input: StatusInput): Record<string, unknown> {
@@ -83,12 +86,14 @@ export function buildStatus(input: StatusInput): Record<string, unknown> {
   const servicesReady = decideCondition(CONDITION.Services, servicesReadyDecision(input.spec, current), input.previous.get(CONDITION.Services), input.cp.generation, input.now);
   const aggregate = readyDecision(current);
   const rolloutReady = input.update?.ready;
+  const decision =
+    input.ready ??
+    (rolloutReady
+      ? { ...rolloutReady, message: aggregate.status === 'False' ? `${rolloutReady.message}; ${aggregate.message}` : rolloutReady.message }
+      : aggregate);
   const ready = decideCondition(
     CONDITION.Ready,
-    input.ready ??
-      (rolloutReady
-        ? { ...rolloutReady, message: aggregate.status === 'False' ? `${rolloutReady.message}; ${aggregate.message}` : rolloutReady.message }
-        : aggregate),
+    input.openBao && decision.status === 'False' ? { ...decision, message: `${decision.message}; ${openBaoMessage(input.openBao)}` } : decision,
     input.previous.get(CONDITION.Ready),
     input.cp.generation,
     input.now,

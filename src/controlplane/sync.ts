@@ -11,6 +11,8 @@ import { credentialStatus } from './credential/credential-status.js';
 import { carriedRollout, finishRollout, planRollout, stageView, stayed, type RolloutOutcome, type RolloutPlan } from './rollout/rollout.js';
 import { GVK } from '../k8s/kinds.js';
 import { childNames } from './names.js';
+import { recoverOpenBao } from './openbao-backups.js';
+import { secretStoreReady } from './external-secret.js';
 
 export interface SyncContext {
   now: Date;
@@ -72,9 +74,11 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
     update = stayed(step.plan, context.now, result.resyncAfterSeconds);
   } else update = step.outcome;
   for (const trace of result.trace) context.onStage?.(trace);
+  // An OpenBao that lost what it held (openbao-backups.ts): every backup pushed again, named in Ready.
+  const openBao = recoverOpenBao(result.children, children, secretStoreReady(related));
   const response: CompositeHookResponse = {
-    status: buildStatus({ ...statusBase, decided: result.decided, unapplied: result.unapplied, update }),
-    children: result.children,
+    status: buildStatus({ ...statusBase, decided: result.decided, unapplied: result.unapplied, update, openBao: openBao.report }),
+    children: openBao.children,
   };
   const resync = update.resyncAfterSeconds ?? result.resyncAfterSeconds;
   if (resync !== undefined) response.resyncAfterSeconds = resync;

@@ -11,6 +11,18 @@ import { isTerminating } from './observed.js';
 /** ESO's condition reasons for a successful push / refresh (apis/externalsecrets: ReasonSynced, ConditionReasonSecretSynced). */
 export const ESO_REASON = { pushed: 'Synced', refreshed: 'SecretSynced' } as const;
 
+/**
+ * How ESO reports an ExternalSecret whose provider read failed (v0.16.2
+ * pkg/controllers/externalsecret/externalsecret_controller.go: `getProviderSecretData` fails,
+ * `markAsFailed(msgErrorGetSecretData, …)`; the same constant at v0.20.4 and v2.9.0): Ready=False,
+ * reason `SecretSyncedError`, message exactly `could not get secret data from provider`. With the
+ * target's default `deletionPolicy: Retain` a key that does not exist in OpenBao is such a failure
+ * (`esv1.NoSecretErr` is skipped only for the other policies), and the target Secret is kept as it
+ * is. What failed (the key, the provider's words) goes only into a Warning Event, which hooks never
+ * see, so the condition cannot tell a missing key from a refused or unreachable one.
+ */
+export const ESO_READ_FAILURE = { reason: 'SecretSyncedError', message: 'could not get secret data from provider' } as const;
+
 /** ExternalSecret target labels and annotations (apis/externalsecrets/v1: LabelManaged, AnnotationDataHash). */
 export const ESO_TARGET = {
   managedLabel: 'reconcile.external-secrets.io/managed',

@@ -6,10 +6,11 @@
 import { parse } from 'yaml';
 import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
-import { ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
+import { ESO_READ_FAILURE, ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
 import { SERVICES, type Service, type ServiceName } from '../api/services/index.js';
 import { backupStatusOf, mariadbBackups, type BackupRecord } from './mariadb-backups.js';
 import { condition } from './conditions.js';
+import { terminalError } from '../k8s/orc.js';
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
@@ -62,7 +63,27 @@ export interface World {
   backups: Map<string, BackupRecord>;
   /** Failure knob of the stand-in mariadb-operator: every backup Job fails while set. */
   backupsFail: boolean;
+  /**
+   * Failure knob of the stand-in K-ORC: objects (`Kind/name`) it reports in a terminal error
+   * (Progressing=False with this reason at the current generation, Available=False), keeping any
+   * OpenStack id, as an update K-ORC gave up on. Deletion does not look at it: K-ORC's
+   * reconcileDelete never checks ShouldReconcile (generic/reconciler/controller.go, c22784ca), so
+   * such an object with an id is deleted (revoked) like any other.
+   */
+  korcTerminal: Map<string, { reason: string; message: string }>;
+  /**
+   * Failure knob of the stand-in K-ORC: managed objects (`Kind/name`) for which OpenStack holds more
+   * than one resource of their name, made by someone else. K-ORC's adoption lookup
+   * (ListOSResourcesForAdoption, atMostOne in generic/reconciler/resource_actions.go, c22784ca)
+   * finds both: an object without a status.id gets the terminal InvalidConfiguration
+   * `AMBIGUOUS_ADOPTION`, on creation and on every deletion attempt, unless it is detached
+   * (DeleteResource reads onDelete before that lookup).
+   */
+  korcAmbiguousAdoption: Set<string>;
 }
+
+/** K-ORC's terminal error of an ambiguous adoption lookup (resource_actions.go getResourceForAdoption, c22784ca). */
+export const AMBIGUOUS_ADOPTION = 'found more than one matching OpenStack resource during adoption';
 
 export function newWorld(cluster: Cluster): World {
   return {
@@ -75,6 +96,8 @@ export function newWorld(cluster: Cluster): World {
     keystoneImagesNeverReady: new Set(),
     backups: new Map(),
     backupsFail: false,
+    korcTerminal: new Map(),
+    korcAmbiguousAdoption: new Set(),
   };
 }
 
@@ -156,8 +179,9 @@ function externalSecretPass(w: World): void {
       else values[d.secretKey] = value;
     }
     if (!storeReady || missing.length > 0) {
-      const message = storeReady ? `could not get secret data from provider: ${missing.join(', ')}` : 'SecretStore is not ready';
-      w.cluster.updateStatus(refOf(es), { ...(es.status ?? {}), conditions: [condition(es.status, 'Ready', false, 'SecretSyncedError', message, w.cluster.now())] }, 'external-secrets');
+      // ESO's words for both (a missing key with deletionPolicy Retain, a store that is not Ready);
+      // what failed goes into an Event only (k8s/eso.ts ESO_READ_FAILURE). The target stays as it is.
+      w.cluster.updateStatus(refOf(es), { ...(es.status ?? {}), conditions: [condition(es.status, 'Ready', false, ESO_READ_FAILURE.reason, ESO_READ_FAILURE.message, w.cluster.now())] }, 'external-secrets');
       continue;
     }
     const secret = esoTargetSecret(es, values, existing);
@@ -447,10 +471,14 @@ function korc(w: World): void {
       // before it looks at managementPolicy or onDelete (scope/provider.go NewProviderClient,
       // generic/reconciler/resource_actions.go DeleteResource, c22784ca): without Keystone no
       // object is released, detached or imported alike.
+      // A terminal error does not gate deletion (reconcileDelete never checks ShouldReconcile); an
+      // object without an id is looked up by name, which fails the same way when ambiguous.
       if (authError !== undefined) {
         orcStatus(w, o, false, 'TransientError', `cannot delete: ${authError}`);
       } else if (!managed || o.spec.managedOptions?.onDelete === 'detach') {
         w.cluster.removeFinalizer(refOf(o), FINALIZER, 'k-orc');
+      } else if (!o.status?.id && w.korcAmbiguousAdoption.has(labelOf(o))) {
+        orcStatus(w, o, false, 'InvalidConfiguration', AMBIGUOUS_ADOPTION);
       } else {
         deleteInOpenStack(w, o);
         w.cluster.removeFinalizer(refOf(o), FINALIZER, 'k-orc');
@@ -459,6 +487,9 @@ function korc(w: World): void {
     }
     if (managed) w.cluster.addFinalizer(refOf(o), FINALIZER, 'k-orc');
     const current = w.cluster.get(refOf(o))!;
+    // ShouldReconcile (generic/reconciler/controller.go, c22784ca): a terminal error at the current
+    // generation is not reconciled again (no resync period here), so its status stays as it is.
+    if (terminalError(current) !== undefined) continue;
     if (authError !== undefined) {
       orcStatus(w, current, false, 'TransientError', authError);
       continue;
@@ -472,6 +503,15 @@ function korc(w: World): void {
       }
       const id = o.kind === 'Domain' ? 'default' : o.kind === 'Project' || o.kind === 'Role' ? `${imported}-${o.kind.toLowerCase()}-id` : `${imported}-user-id`;
       orcStatus(w, current, true, 'Success', ORC_SUCCESS.imported, id);
+      continue;
+    }
+    const terminal = w.korcTerminal.get(labelOf(o));
+    if (terminal) {
+      orcStatus(w, current, false, terminal.reason, terminal.message);
+      continue;
+    }
+    if (!current.status?.id && w.korcAmbiguousAdoption.has(labelOf(o))) {
+      orcStatus(w, current, false, 'InvalidConfiguration', AMBIGUOUS_ADOPTION);
       continue;
     }
     if (current.status?.id) {

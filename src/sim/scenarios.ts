@@ -16,6 +16,7 @@ import { SCHEDULED_PHASES } from './scheduled-phases.js';
 import { SERVICE_PHASES } from './service-phases.js';
 import { SERVICES, SERVICE_KINDS } from '../api/services/index.js';
 import { BACKUP_PHASES } from './backup-phases.js';
+import { OPENBAO_PHASES } from './openbao-phases.js';
 
 const mints = (ctx: PhaseContext) => ctx.sim.world.openstack.mints.length - ctx.startMints;
 
@@ -173,6 +174,7 @@ export const PHASES: Record<string, Phase> = {
   ...SCHEDULED_PHASES,
   ...BACKUP_PHASES,
   ...SERVICE_PHASES,
+  ...OPENBAO_PHASES,
 };
 
 /** Scenario names a user passes to --scenario, as phase sequences. */
@@ -190,6 +192,7 @@ export const SCENARIOS: Record<string, string[]> = {
   scheduled: ['scheduled', 'scheduled-outage'],
   'rotate-service-password': ['rotate-service-password'],
   backup: ['backup', 'backup-fails', 'backup-recovers', 'restore'],
+  'openbao-lost': ['openbao-lost', 'openbao-restored'],
 };
 export const ALL_SCENARIOS = ['rotate-password', 'remint', 'outage', 'aggregate', 'rotate-service-password', 'delete'];
 

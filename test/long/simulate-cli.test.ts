@@ -31,7 +31,8 @@ t.test('the services example (Placement, Glance with an S3 store, a managed bus)
   }
   t.match(r.stdout, /metacontroller created [^\n]*RabbitmqCluster\/controlplane-services-rabbitmq/);
   t.match(r.stdout, /k-orc: created service user placement/);
-  t.match(r.stdout, /k-orc: updated the password of user placement/, 'the service-user password rotated');
+  // The phase rotates the first declared service in upstream's order (SERVICES): Glance.
+  t.match(r.stdout, /k-orc: updated the password of user glance/, 'the service-user password rotated');
   t.match(r.stdout, /metacontroller created [^\n]*Placement\/controlplane-services-placement/);
   t.match(r.stdout, /metacontroller created [^\n]*GlanceBackend\/controlplane-services-glance-s3/);
   t.match(r.stdout, /deleting the service CRs before Keystone and the infrastructure/);

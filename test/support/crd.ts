@@ -3,7 +3,10 @@
 // CEL evaluator (transition rules only on update, when the old value exists).
 import { Ajv } from 'ajv';
 import { run } from '@bufbuild/cel';
-import type { Obj } from './shared.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { REPO_ROOT, type Obj } from './shared.js';
 
 function newAjv(): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, formats: { 'date-time': true, int32: true, int64: true } });
@@ -70,4 +73,11 @@ export function admission(schema: Obj) {
     celErrors(schema, object, oldObject, '', errors);
     return { object, errors };
   };
+}
+
+/** The errors of a status under a committed CRD of ours (manifests/crds/`file`), as the API server validates a status update. */
+export function statusAdmission(file: string): (status: Obj) => string[] {
+  const crd = parse(readFileSync(join(REPO_ROOT, 'manifests', 'crds', file), 'utf8')) as Obj;
+  const admit = admission(crd.spec.versions[0].schema.openAPIV3Schema.properties.status);
+  return (status) => admit(status).errors;
 }

@@ -31,6 +31,7 @@ import { adminCredentials, slotValue, type Slot, type AdminCredentials } from '.
 import { readSchedule, formatSeconds } from '../credential/schedule.js';
 import { materialisedMatches, scheduledRotation, unscheduledOthers, type RotationResult } from '../credential/rotation.js';
 import { type ScheduledMint } from '../credential/application-credential.js';
+import { mintedSecret } from '../credential/minted-secret.js';
 
 const SECRET_BYTES = 32;
 
@@ -190,9 +191,11 @@ export const korcStage: Stage = {
     const creds = adminCredentials(cp, children);
     const slot = creds.published ?? creds.terminating[0] ?? creds.slots[0];
     const live = slot.ac;
+    // A secret edited or deleted by hand is put back when the AC's secret hash proves it (credential/minted-secret.ts).
+    const restored = mintedSecret(live, slot.secret, input.related.get(GVK.Secret, cp.namespace, k.secretName), k.secretName, k.cloudName);
     const facts: MintFacts = {
       live,
-      observedValue: slotValue(slot),
+      observedValue: restored?.value ?? slotValue(slot),
       mintedSecretHash: annotationOf(slot.secret, ANNOTATION.mintedSecretHash),
       passwordHash: password.hash,
       mode: k.mode,
@@ -213,6 +216,7 @@ export const korcStage: Stage = {
           ...(input.rollout?.holdReMint !== undefined ? { hold: input.rollout.holdReMint } : {}),
         })
       : undefined;
+    if (plan.kind === 'keep' && restored) plan = { ...plan, notes: [...plan.notes, `its secret was put back into Secret ${slot.name} from ${restored.from}`] };
     if (rotation?.step.kind === 'expired') plan = { kind: 'remint', reasons: [`ApplicationCredential ${slot.name} ${rotation.note}`] };
     else if (plan.kind === 'keep') plan = { ...plan, notes: [...plan.notes, ...(rotation ? [rotation.note] : scheduleRead?.kind === 'none' && scheduleRead.note ? [scheduleRead.note] : [])] };
     const d = decide(input, plan, facts, k.cloudName, slot.name, scheduledMint);

@@ -1,0 +1,330 @@
+// The service operators of the real-Keystone namespaces, with the real APIs: for each service CR
+// (openstack-api-descriptors.ts: Placement, Glance) the real OpenStack API from its PyPI venv,
+// served by gunicorn on 127.0.0.1 and reached at its in-cluster Service URL
+// `http://{cr}.{ns}.svc:{port}` through the suite's forward proxy — the URL the hooks register in
+// the catalog. Configured only from the CR and the Secrets it names: the service user and the
+// password Secret, keystoneEndpoint, region, the DB credential Secret (read and reported; the
+// database is SQLite), Glance's GlanceBackends (file stores). What the upstream operators do, as
+// far as one process per CR goes (C5C3/cobaltcore @ da0515f0, operators/{placement,glance}/
+// internal/controller):
+// - the config is rendered from the spec; the password and the DB URL reach the process only by
+//   environment (keystoneauth.PasswordEnvVar, database.ConnectionEnvVarForSection);
+// - the pods roll when what they are started from changes: the config (content-hashed ConfigMap),
+//   the image, the Secret the password's env var names, the SHA-256 of the DB URL and of the
+//   service-user password (reconcile_deployment.go db-connection-hash / authtoken-hash
+//   annotations) — so a new `serviceUser.secretRef`, or a new password in the same Secret,
+//   restarts the API with it. The new process starts beside the old
+//   one and takes the Service only once it answers its probe (a rolling update); one that does not
+//   come up is stopped and the old one keeps serving, the CR not Ready;
+// - the database is synced before the first start and again for a new image (the db-sync Job);
+// - the CR's conditions: SecretsReady (the password and DB credential Secrets: reason
+//   WaitingForDBCredentials as database.ReconcileConnectionSecret), BackendsReady (Glance),
+//   DatabaseReady, DeploymentReady, <Kind>APIReady (the health probe, through the in-cluster
+//   Service URL as reconcile_healthcheck.go does), and Ready over them at the CR's generation;
+// - a GlanceBackend: CredentialsReady (its S3 credentials Secret holds `access-key-id` and
+//   `secret-access-key`), ConfigProjected (the serving Glance's config has its store), Ready.
+// The venvs hold one release (2025.2): a CR asking for another image is served by the same code,
+// and its Ready message says so.
+import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Obj } from '../src/sim/cluster.js';
+import { refOf } from '../src/sim/cluster.js';
+import { condition } from '../src/sim/operators.js';
+import type { Kube } from './kube.js';
+import type { ProcessStarter } from './keystone.js';
+import { UNRECORDED, type ForwardProxy, type Route } from './forward-proxy.js';
+import { KEYSTONE_PASSWORD_ENV, type ApiDescriptor } from './openstack-api-descriptors.js';
+
+const run = promisify(execFile);
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+/** How long a new API process gets to answer its probe before the rollout counts as failed. */
+const START_TIMEOUT_MS = 180_000;
+/** A failed rollout is tried again after this long (as a crash-looping pod is restarted). */
+const RETRY_AFTER_MS = 30_000;
+
+interface Proc {
+  port: number;
+  handle: { stop(): Promise<void>; exited(): boolean };
+}
+
+interface Instance {
+  ns: string;
+  name: string;
+  dir: string;
+  d: ApiDescriptor;
+  /** The process serving the Service now, and the template (hash) it was started from. */
+  serving?: Proc & { template: string; image: string; passwordSha: string; startedAt: number };
+  /** The image the database was last synced for. */
+  syncedImage?: string;
+  /** A rollout in flight (its template), or the last one that failed (and why). */
+  rolling?: string;
+  failed?: { template: string; message: string; at: number };
+  starts: number;
+}
+
+/** What one CR resolves to in a pass. */
+interface Resolved {
+  missing?: { reason: string; message: string };
+  backends?: { ok: boolean; reason: string; message: string; names: string[]; defaultName: string };
+  files?: Record<string, string>;
+  env?: NodeJS.ProcessEnv;
+  template?: string;
+  passwordSha?: string;
+  db?: string;
+}
+
+export class OpenStackApis {
+  private readonly instances = new Map<string, Instance>();
+  private readonly versions = new Map<string, string>();
+
+  constructor(
+    private readonly descriptors: readonly ApiDescriptor[],
+    private readonly venvOf: (d: ApiDescriptor) => string,
+    private readonly dir: string,
+    private readonly procs: ProcessStarter,
+    private readonly proxy: ForwardProxy,
+    private readonly note: (text: string) => void,
+  ) {}
+
+  /** The kinds this runner reconciles (the model's stand-ins leave them alone in its namespaces). */
+  get kinds(): Set<string> {
+    return new Set(this.descriptors.flatMap((d) => [d.kind, ...(d.parts ? [d.parts.kind] : [])]));
+  }
+
+  /** Each program and the version its venv holds (read from the venv, checked against the descriptor's). */
+  async checkVersions(expected: (d: ApiDescriptor) => string): Promise<string[]> {
+    const out: string[] = [];
+    for (const d of this.descriptors) {
+      const { stdout } = await run(join(this.venvOf(d), 'bin', 'python'), ['-c', 'import importlib.metadata,sys; print(importlib.metadata.version(sys.argv[1]))', d.package]);
+      const version = stdout.trim();
+      if (version !== expected(d)) throw new Error(`the ${d.program} venv holds ${d.package} ${version}, expected ${expected(d)}`);
+      this.versions.set(d.kind, version);
+      out.push(`${d.program} ${version}`);
+    }
+    return out;
+  }
+
+  /** The forward proxy's route: `{cr}.{ns}.svc:{port}` to the process serving that CR. */
+  readonly route: Route = (host, port) => {
+    const inst = [...this.instances.values()].find((i) => `${i.name}.${i.ns}.svc` === host && String(i.d.servicePort) === port);
+    return inst?.serving && !inst.serving.handle.exited() ? inst.serving.port : undefined;
+  };
+
+  /** When the API of CR `ns/name` was last (re)started and the SHA-256 of the password it got. */
+  servingOf(ns: string, name: string): { startedAt: number; passwordSha: string; starts: number } | undefined {
+    const i = this.instances.get(`${ns}/${name}`);
+    return i?.serving ? { startedAt: i.serving.startedAt, passwordSha: i.serving.passwordSha, starts: i.starts } : undefined;
+  }
+
+  async stop(): Promise<void> {
+    for (const i of this.instances.values()) await i.serving?.handle.stop();
+  }
+
+  /**
+   * One pass over the service CRs and their parts in `listed` (the real-Keystone namespaces): roll
+   * out what changed (in the background: a pass never waits for a process to come up), stop the
+   * APIs whose CR is gone, write every status that moved.
+   */
+  async reconcile(kube: Kube, listed: Obj[]): Promise<void> {
+    const seen = new Set<string>();
+    const secrets = listed.filter((o) => o.kind === 'Secret');
+    for (const d of this.descriptors) {
+      for (const cr of listed.filter((o) => o.kind === d.kind)) {
+        const key = `${cr.metadata.namespace}/${cr.metadata.name}`;
+        seen.add(key);
+        let inst = this.instances.get(key);
+        if (!inst) {
+          inst = { ns: cr.metadata.namespace, name: cr.metadata.name, dir: join(this.dir, `${d.program}-${cr.metadata.namespace}-${cr.metadata.name}`), d, starts: 0 };
+          this.instances.set(key, inst);
+        }
+        const parts = d.parts ? listed.filter((o) => o.kind === d.parts!.kind && o.metadata.namespace === inst!.ns && d.parts!.parentOf(o) === inst!.name && !o.metadata.deletionTimestamp) : [];
+        const r = this.resolve(inst, cr, secrets, parts);
+        const backingOff = !!inst.failed && inst.failed.template === r.template && Date.now() - inst.failed.at < RETRY_AFTER_MS;
+        if (r.template && r.template !== inst.serving?.template && inst.rolling === undefined && !backingOff && !cr.metadata.deletionTimestamp) {
+          const i = inst;
+          i.rolling = r.template;
+          void this.rollOut(i, cr, r).finally(() => {
+            if (i.rolling === r.template) i.rolling = undefined;
+          });
+        }
+        await this.writeStatus(kube, cr, await this.conditions(inst, cr, r));
+        for (const p of parts) await this.writeStatus(kube, p, this.partConditions(inst, p, r, secrets));
+      }
+      // Parts whose CR does not exist (the GlanceBackend controller's WaitingForParent).
+      const parents = new Set(listed.filter((o) => o.kind === d.kind).map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
+      for (const p of listed.filter((o) => d.parts && o.kind === d.parts.kind && !parents.has(`${o.metadata.namespace}/${d.parts.parentOf(o)}`))) {
+        const message = `parent ${d.kind} ${d.parts!.parentOf(p)} does not exist`;
+        await this.writeStatus(kube, p, [['CredentialsReady', false, 'WaitingForParent', message], ['Ready', false, 'WaitingForParent', `CredentialsReady: ${message}`]]);
+      }
+    }
+    for (const [key, inst] of this.instances) {
+      if (seen.has(key)) continue;
+      await inst.serving?.handle.stop();
+      this.instances.delete(key);
+      this.note(`${inst.d.program} ${key}: stopped (its ${inst.d.kind} CR is gone)`);
+    }
+  }
+
+  /** The CR's inputs: Secrets, parts, the config files, the environment, the template hash. */
+  private resolve(inst: Instance, cr: Obj, secrets: Obj[], parts: Obj[]): Resolved {
+    const ns = inst.ns;
+    const secretData = (name: string | undefined) => secrets.find((s) => s.metadata.namespace === ns && s.metadata.name === name)?.data as Record<string, string> | undefined;
+    const value = (data: Record<string, string> | undefined, key: string) => (data?.[key] === undefined ? undefined : Buffer.from(data[key]!, 'base64').toString('utf8'));
+    const out: Resolved = {};
+    const user = cr.spec?.serviceUser ?? {};
+    const password = value(secretData(user.secretRef?.name), user.secretRef?.key ?? 'password');
+    // database.ReconcileConnectionSecret: `password` from the Secret; the user is the instance's
+    // name in managed static mode (clusterRef), else the Secret's `username`.
+    const db = cr.spec?.database ?? {};
+    const dbData = secretData(db.secretRef?.name);
+    const dbUser = db.clusterRef ? cr.metadata.name : value(dbData, 'username');
+    const dbPassword = value(dbData, 'password');
+    if (password === undefined) {
+      out.missing = { reason: 'WaitingForServiceUserPassword', message: `Secret ${user.secretRef?.name} has no key ${user.secretRef?.key ?? 'password'}` };
+    } else if (dbData === undefined || dbUser === undefined || dbPassword === undefined) {
+      out.missing = { reason: 'WaitingForDBCredentials', message: dbData === undefined ? `Upstream database credentials Secret ${ns}/${db.secretRef?.name} not found` : `Upstream database credentials Secret ${ns}/${db.secretRef?.name} missing key ${dbUser === undefined ? '"username"' : '"password"'}` };
+    }
+    const host = db.clusterRef ? `${db.clusterRef.name}.${ns}.svc:${db.port ?? 3306}` : `${db.host}:${db.port ?? 3306}`;
+    out.db = `user ${dbUser ?? '?'} at ${host}/${db.database ?? '?'}`;
+    let projected: { names: string[]; defaultName: string } | undefined;
+    if (inst.d.parts) {
+      const ready = parts.filter((p) => this.credentialsMissing(inst.d, p, secrets) === undefined).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+      const defaults = ready.filter((p) => inst.d.parts!.isDefault(p));
+      const pending = parts.filter((p) => !ready.includes(p)).map((p) => `${p.metadata.name} (credentials not ready)`);
+      const names = ready.map((p) => p.metadata.name as string);
+      if (defaults.length !== 1) {
+        out.backends = { ok: false, reason: 'NoDefaultBackend', message: `exactly one attached, credential-ready backend must be the default (${defaults.length} are)`, names, defaultName: '' };
+      } else {
+        projected = { names, defaultName: defaults[0]!.metadata.name };
+        out.backends = pending.length > 0
+          ? { ok: false, reason: 'WaitingForBackends', message: `Waiting for backends: ${pending.join('; ')}`, ...projected }
+          : { ok: true, reason: 'AllBackendsProjected', message: 'All attached backends are projected', ...projected };
+      }
+    }
+    if (out.missing || (inst.d.parts && !projected)) return out;
+    out.files = inst.d.configFiles({ cr, dir: inst.dir, parts: projected });
+    const dbUrl = `sqlite:///${join(inst.dir, `${inst.d.program}.db`)}?timeout=30`;
+    const dsn = `mysql+pymysql://${dbUser}:${dbPassword}@${host}/${db.database ?? ''}`;
+    out.passwordSha = sha(password!);
+    out.env = {
+      [inst.d.configDirEnv]: inst.dir,
+      [`OS_${inst.d.databaseSection.toUpperCase()}__CONNECTION`]: dbUrl,
+      [KEYSTONE_PASSWORD_ENV]: password!,
+      HOME: inst.dir,
+      ...this.proxy.env(),
+    };
+    const image = `${cr.spec?.image?.repository ?? ''}:${cr.spec?.image?.tag ?? ''}`;
+    // The pod template: the config, the image, the Secret the password env var names, and the digests.
+    out.template = sha(JSON.stringify([out.files, image, user.secretRef?.name, sha(dsn), out.passwordSha]));
+    return out;
+  }
+
+  private credentialsMissing(d: ApiDescriptor, part: Obj, secrets: Obj[]): string | undefined {
+    const { secret, keys } = d.parts!.credentials(part);
+    const data = secrets.find((s) => s.metadata.namespace === part.metadata.namespace && s.metadata.name === secret)?.data ?? {};
+    const absent = keys.filter((k) => data[k] === undefined);
+    if (secret === undefined || absent.length > 0) return `Secret ${secret} lacks ${absent.join(', ')}`;
+    return undefined;
+  }
+
+  /** Sync the database (new instance or image), start the API beside the serving one, switch once it answers. */
+  private async rollOut(inst: Instance, cr: Obj, r: Resolved): Promise<void> {
+    const key = `${inst.ns}/${inst.name}`;
+    const image = `${cr.spec?.image?.repository ?? ''}:${cr.spec?.image?.tag ?? ''}`;
+    const bin = (p: string) => join(this.venvOf(inst.d), 'bin', p);
+    let proc: Proc | undefined;
+    try {
+      mkdirSync(inst.dir, { recursive: true });
+      for (const [file, content] of Object.entries(r.files!)) writeFileSync(join(inst.dir, file), content);
+      const env = { ...process.env, ...r.env };
+      if (inst.syncedImage !== image) {
+        for (const [program, ...args] of inst.d.dbSync(inst.dir)) await run(bin(program!), args, { env, timeout: 300_000 });
+        // Write-ahead logging: readers never block the one writer (as Keystone's database).
+        await run('python3', ['-c', 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("pragma journal_mode=wal")', join(inst.dir, `${inst.d.program}.db`)]);
+        inst.syncedImage = image;
+        this.note(`${inst.d.program} ${key}: database synced for ${image}`);
+      }
+      const port = await this.procs.freePort();
+      inst.starts++;
+      const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}`, bin('gunicorn'), ['--bind', `127.0.0.1:${port}`, '--workers', '1', '--threads', '4', '--timeout', '300', '--no-control-socket', inst.d.wsgiApp], r.env!);
+      proc = { port, handle };
+      const until = Date.now() + START_TIMEOUT_MS;
+      while (!(await this.answers(`http://127.0.0.1:${port}${inst.d.probePath}`))) {
+        if (handle.exited()) throw new Error(`gunicorn exited before ${inst.d.probePath} answered (see its log)`);
+        if (Date.now() > until) throw new Error(`${inst.d.probePath} did not answer within ${START_TIMEOUT_MS / 1000} s`);
+        await new Promise((res) => setTimeout(res, 500));
+      }
+      const old = inst.serving;
+      inst.serving = { ...proc, template: r.template!, image, passwordSha: r.passwordSha!, startedAt: Date.now() };
+      inst.failed = undefined;
+      await old?.handle.stop();
+      this.note(`${inst.d.program} ${key}: ${old ? 'rolled' : 'serving'} on 127.0.0.1:${port} as ${inst.name}.${inst.ns}.svc:${inst.d.servicePort} (start ${inst.starts})`);
+    } catch (err) {
+      await proc?.handle.stop();
+      const message = (err as Error).message.split('\n')[0]!.slice(0, 300);
+      inst.failed = { template: r.template!, message, at: Date.now() };
+      this.note(`${inst.d.program} ${key}: rollout failed: ${message}`);
+    }
+  }
+
+  private async answers(url: string, viaProxy = false): Promise<boolean> {
+    try {
+      if (viaProxy) return (await this.proxy.get(url, { [UNRECORDED]: '1' }, 5000)).status === 200;
+      return (await fetch(url, { signal: AbortSignal.timeout(5000) })).status === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The CR's conditions, each [type, ok, reason, message], Ready last. */
+  private async conditions(inst: Instance, cr: Obj, r: Resolved): Promise<[string, boolean, string, string][]> {
+    const version = this.versions.get(inst.d.kind) ?? '?';
+    const serviceUrl = `http://${inst.name}.${inst.ns}.svc:${inst.d.servicePort}`;
+    const current = !!r.template && inst.serving?.template === r.template;
+    const probe = !!inst.serving && (await this.answers(`${serviceUrl}${inst.d.probePath}`, true));
+    const out: [string, boolean, string, string][] = [
+      ['SecretsReady', !r.missing, r.missing?.reason ?? 'SecretsAvailable', r.missing?.message ?? `the service-user password and the DB credential (${r.db}; the e2e API runs on SQLite) are read`],
+    ];
+    if (r.backends) out.push(['BackendsReady', r.backends.ok, r.backends.reason, r.backends.message]);
+    out.push(['DatabaseReady', inst.syncedImage !== undefined, inst.syncedImage ? 'DatabaseSynced' : 'WaitingForDatabase', inst.syncedImage ? `${inst.d.program} db sync done for ${inst.syncedImage}` : 'the database is not synced yet']);
+    const failed = inst.failed && inst.failed.template === r.template ? inst.failed.message : undefined;
+    out.push(['DeploymentReady', current, current ? 'DeploymentReady' : failed ? 'RolloutFailed' : 'WaitingForDeployment', current ? `${inst.d.program} ${version} serves ${inst.serving!.image}` : failed ?? (inst.rolling ? 'rolling out' : 'waiting for the inputs above')]);
+    out.push([inst.d.apiCondition, probe, probe ? 'APIHealthy' : 'APIUnhealthy', `GET ${serviceUrl}${inst.d.probePath}: ${probe ? '200' : 'no 200'}`]);
+    const bad = out.find(([, ok]) => !ok);
+    const releaseNote = r.template && cr.spec?.openStackRelease && cr.spec.openStackRelease !== '2025.2' ? ` (the suite's ${inst.d.program} venv is ${version}, 2025.2, for every release)` : '';
+    out.push(['Ready', !bad, bad ? bad[2] : 'Ready', bad ? `${bad[0]}: ${bad[3]}` : `${inst.d.kind} is ready: ${inst.d.program} ${version} answers at ${serviceUrl}${releaseNote}`]);
+    return out;
+  }
+
+  private partConditions(inst: Instance, part: Obj, r: Resolved, secrets: Obj[]): [string, boolean, string, string][] {
+    const missing = this.credentialsMissing(inst.d, part, secrets);
+    const projected = !!r.template && inst.serving?.template === r.template && (r.backends?.names ?? []).includes(part.metadata.name);
+    const out: [string, boolean, string, string][] = [
+      ['CredentialsReady', !missing, missing ? 'WaitingForCredentials' : 'CredentialsAvailable', missing ?? 'credentials available'],
+      ['ConfigProjected', projected, projected ? 'ConfigProjected' : 'WaitingForProjection', projected ? `the serving ${inst.d.program} has its file store` : `not in the serving ${inst.d.program}'s config yet`],
+    ];
+    const bad = out.find(([, ok]) => !ok);
+    out.push(['Ready', !bad, bad ? bad[2] : 'Ready', bad ? `${bad[0]}: ${bad[3]}` : 'backend attached']);
+    return out;
+  }
+
+  /** The status as the operator writes it (conditions at the generation, observedGeneration, installedRelease once Ready); only on change. */
+  private async writeStatus(kube: Kube, o: Obj, conds: [string, boolean, string, string][]): Promise<void> {
+    const now = new Date();
+    const generation = o.metadata.generation;
+    const conditions = conds.map(([type, ok, reason, message]) => condition(o.status, type, ok, reason, message, now, generation));
+    const ready = conds.at(-1)![1];
+    const status: Obj = { ...(o.status ?? {}), observedGeneration: generation, conditions };
+    if (ready && o.spec?.openStackRelease) status.installedRelease = o.spec.openStackRelease;
+    const same = (a: Obj[], b: Obj[]) => JSON.stringify(a.map(({ lastTransitionTime: _, ...c }) => c)) === JSON.stringify(b.map(({ lastTransitionTime: _, ...c }) => c));
+    if (o.status?.observedGeneration === generation && o.status?.installedRelease === status.installedRelease && same(o.status?.conditions ?? [], conditions)) return;
+    try {
+      await kube.patchStatus(refOf(o), status);
+    } catch (err) {
+      this.note(`status of ${o.kind} ${o.metadata.namespace}/${o.metadata.name}: ${(err as Error).message}`);
+    }
+  }
+}

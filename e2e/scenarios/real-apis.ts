@@ -1,0 +1,157 @@
+// What a user of a cloud with Placement and Glance sees (issue 40), for scenario 21: the real APIs
+// behind the catalog rows the hooks registered, reached as a user reaches them — the `openstack`
+// client fed the clouds.yaml the ControlPlane publishes (its admin application credential, as
+// materialised from OpenBao), the endpoints taken from the token's catalog, every request through
+// the in-cluster URLs (the suite's forward proxy, which records what each API answered).
+import { createHash, randomBytes } from 'node:crypto';
+import { parse, stringify } from 'yaml';
+import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Obj } from '../../src/sim/cluster.js';
+import { placement, glance } from '../../src/api/services/index.js';
+import { GVK } from '../../src/k8s/kinds.js';
+import { serviceChildNames } from '../../src/controlplane/names.js';
+import type { ProxiedAnswer } from '../forward-proxy.js';
+import type { KeystoneApi } from '../keystone.js';
+import type { Ctx } from './support.js';
+import { check, cpRef, unb64, waitUntil, AssertionError } from './support.js';
+
+const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+/** The clouds.yaml the ControlPlane publishes (spec.korc.adminCredential.cloudCredentialsRef, materialised by ESO). */
+async function publishedCloud(ctx: Ctx, ns: string, cp: string): Promise<string> {
+  const spec = (await ctx.kube.get(cpRef(ns, cp)))?.spec;
+  const name = spec?.korc?.adminCredential?.cloudCredentialsRef?.secretName;
+  const doc = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name }))?.data?.['clouds.yaml'];
+  if (!doc) throw new AssertionError(`Secret ${ns}/${name} holds no clouds.yaml`);
+  const text = unb64(doc);
+  check(text.includes('v3applicationcredential'), `Secret ${ns}/${name}: not the application-credential cloud yet`);
+  return text;
+}
+
+/** `host:port` of a URL, as the proxy records it. */
+const hostOf = (url: string) => {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || '80'}`;
+};
+const answersLine = (as: ProxiedAnswer[]) => [...new Set(as.map((a) => `${a.method} ${a.path.replace(/[0-9a-f-]{36}/g, '{id}')} ${a.status}`))].join(', ');
+
+/** The internal endpoint of a service type in the token's catalog (`openstack catalog list`): in `region`, or in none. */
+function catalogEndpoint(catalog: Obj[], type: string, region: string): { url: string; regionless: boolean } {
+  const endpoints = ((catalog.find((c) => c.Type === type)?.Endpoints ?? []) as Obj[]).filter((e) => e.interface === 'internal');
+  const inRegion = endpoints.find((e) => (e.region_id ?? e.region) === region);
+  const regionless = endpoints.find((e) => !(e.region_id ?? e.region));
+  const endpoint = inRegion ?? regionless;
+  if (!endpoint?.url) throw new AssertionError(`the token's catalog has no internal ${type} endpoint in ${region} or without a region: ${JSON.stringify(catalog)}`);
+  return { url: endpoint.url as string, regionless: !inRegion };
+}
+
+export interface UserApis {
+  cloud: string;
+  placementUrl: string;
+  imageUrl: string;
+}
+
+/**
+ * As a user: the catalog of the token holds the placement and image rows at the in-cluster URLs;
+ * `openstack resource provider create/list` gets 200 from the real Placement; `openstack image
+ * create --file` makes an active image and `openstack image save` gives the same bytes back; a
+ * request without a token, or with a bogus one, gets 401 from either API.
+ */
+export async function usersReachTheApis(ctx: Ctx, ns: string, cp: string, region: string): Promise<UserApis> {
+  const t0 = Date.now();
+  const published = await publishedCloud(ctx, ns, cp);
+  const catalog = (await ctx.openstack.json(published, ['catalog', 'list'])) as Obj[];
+  const placementRow = catalogEndpoint(catalog, placement.serviceType, region);
+  const imageRow = catalogEndpoint(catalog, glance.serviceType, region);
+  const placementUrl = placementRow.url;
+  const imageUrl = imageRow.url;
+  // K-ORC c22784ca's Endpoint has no region (api/v1alpha1/endpoint_types.go; later K-ORC adds
+  // regionRef), so the rows K-ORC registers carry none, and a client whose clouds.yaml names
+  // region_name (ours does) skips them (keystoneauth1 access/service_catalog.py: an endpoint of
+  // another region is not a match). Until the rows carry the region, the user drops region_name.
+  let cloud = published;
+  if (placementRow.regionless || imageRow.regionless) {
+    const refusal = await ctx.openstack.run(published, ['resource', 'provider', 'list']).then(() => undefined, (err: Error) => err.message);
+    check(refusal !== undefined && /not found/i.test(refusal), `the catalog rows carry no region, yet the published clouds.yaml reaches Placement (${refusal ?? 'it succeeded'}): drop the workaround below`);
+    const doc = parse(published) as Obj;
+    for (const c of Object.values((doc.clouds ?? {}) as Obj)) delete (c as Obj).region_name;
+    cloud = stringify(doc);
+    console.log(`    !!!!! KNOWN ISSUE: the placement and image catalog rows carry no region (K-ORC c22784ca Endpoints have none), so the published clouds.yaml (region_name ${region}) finds no endpoint for them ("${refusal!.slice(0, 160)}"); the user below drops region_name`);
+  }
+  // The rows the hooks registered: each internal Endpoint CR's URL, the in-cluster Service URL.
+  for (const [d, url] of [[placement, placementUrl], [glance, imageUrl]] as const) {
+    const n = serviceChildNames(cp, d.name);
+    const ep = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: n.internalEndpoint });
+    check(ep?.spec?.resource?.url === url && url === `http://${n.cr}.${ns}.svc:${d.port}`, `the token's internal ${d.name} URL ${url}; Endpoint ${n.internalEndpoint} registers ${ep?.spec?.resource?.url}`);
+  }
+
+  const mark = Date.now();
+  const name = `e2e-${randomBytes(4).toString('hex')}`;
+  const rp = await ctx.openstack.json(cloud, ['resource', 'provider', 'create', name]);
+  const listed = (await ctx.openstack.json(cloud, ['resource', 'provider', 'list'])) as Obj[];
+  check(typeof rp.uuid === 'string' && listed.some((p) => p.uuid === rp.uuid && p.name === name), `resource provider ${name} not listed: ${JSON.stringify(listed)}`);
+  const byPlacement = ctx.proxy.answered(mark, hostOf(placementUrl));
+  for (const [method, path] of [['POST', '/resource_providers'], ['GET', '/resource_providers']]) {
+    check(byPlacement.some((a) => a.method === method && a.path === path && a.status === 200), `Placement did not answer ${method} ${path} with 200: ${answersLine(byPlacement)}`);
+  }
+
+  const dir = join(ctx.h.paths.run, 'openstack-client');
+  mkdirSync(dir, { recursive: true });
+  const upload = join(dir, `${name}.raw`);
+  const download = join(dir, `${name}.saved`);
+  const bytes = randomBytes(1024 * 1024);
+  writeFileSync(upload, bytes);
+  const imageMark = Date.now();
+  const image = await ctx.openstack.json(cloud, ['image', 'create', '--file', upload, '--disk-format', 'raw', '--container-format', 'bare', name]);
+  check(image.status === 'active' && image.size === bytes.length, `image ${name}: status ${image.status}, size ${image.size}`);
+  await ctx.openstack.run(cloud, ['image', 'save', '--file', download, image.id]);
+  const back = readFileSync(download);
+  check(sha256(back) === sha256(bytes), `image ${image.id} saved back ${back.length} bytes that differ from the ${bytes.length} uploaded`);
+  rmSync(upload);
+  rmSync(download);
+  const byGlance = ctx.proxy.answered(imageMark, hostOf(imageUrl));
+  check(byGlance.some((a) => a.method === 'PUT' && a.path === `/v2/images/${image.id}/file` && a.status === 204), `Glance did not take the upload: ${answersLine(byGlance)}`);
+  check(byGlance.some((a) => a.method === 'GET' && a.path === `/v2/images/${image.id}/file` && a.status === 200), `Glance did not serve the download: ${answersLine(byGlance)}`);
+
+  for (const url of [`${placementUrl}/resource_providers`, `${imageUrl}/v2/images`]) {
+    for (const [what, headers] of [['no token', {}], ['a bogus token', { 'x-auth-token': `bogus-${randomBytes(8).toString('hex')}` }]] as const) {
+      const { status } = await ctx.proxy.get(url, headers);
+      check(status === 401, `GET ${url} with ${what}: HTTP ${status}, expected 401`);
+    }
+  }
+  console.log(`    as a user (openstack with the published clouds.yaml${cloud === published ? '' : ' less region_name'}): catalog placement ${placementUrl}, image ${imageUrl} (${Math.round((Date.now() - t0) / 1000)} s)`);
+  console.log(`    placement: ${answersLine(byPlacement)}; resource provider ${rp.uuid} listed`);
+  console.log(`    glance: ${answersLine(byGlance)}; image ${image.id} active, ${bytes.length} bytes saved back identical`);
+  console.log('    GET /resource_providers and /v2/images without a token or with a bogus one: 401 from both');
+  return { cloud, placementUrl, imageUrl };
+}
+
+/**
+ * After the service password rotation: the API of `service`'s CR was restarted after `since` with
+ * the password now in its Secret, and it validates a user's token (keystonemiddleware fetches its
+ * own token with that password first).
+ */
+export async function apiValidatesAfterRotation(ctx: Ctx, ns: string, cp: string, user: UserApis, password: string, since: number): Promise<void> {
+  const cr = serviceChildNames(cp, placement.name).cr;
+  const serving = await waitUntil(`the Placement API of ${ns}/${cr} restarted with the new password`, async () => {
+    const s = ctx.apis.servingOf(ns, cr);
+    return s && s.startedAt > since && s.passwordSha === sha256(password) ? s : undefined;
+  }, 60_000, ctx);
+  const mark = Date.now();
+  await ctx.openstack.json(user.cloud, ['resource', 'provider', 'list']);
+  const answered = ctx.proxy.answered(mark, hostOf(user.placementUrl));
+  check(answered.some((a) => a.method === 'GET' && a.path === '/resource_providers' && a.status === 200), `after the rotation Placement answered: ${answersLine(answered)}`);
+  console.log(`    placement restarted with the new password (start ${serving.starts}), then GET /resource_providers 200 for a user's token`);
+}
+
+/**
+ * What a user of the cloud finds once the services' K-ORC objects are gone (the teardown, while
+ * Keystone still answers): the service types of a token's catalog, and which of the services'
+ * users still authenticate with their last password.
+ */
+export async function servicesGoneForUsers(keystone: KeystoneApi, passwords: Record<string, string>): Promise<{ catalog: string[]; authenticating: string[] }> {
+  const authenticating: string[] = [];
+  for (const [user, password] of Object.entries(passwords)) if (await keystone.acceptsPassword(user, password, 'service')) authenticating.push(user);
+  return { catalog: await keystone.catalogTypes(), authenticating };
+}

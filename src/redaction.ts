@@ -1,0 +1,165 @@
+// One redaction for everything the service writes (docs/architecture.md §1.4): the status of every
+// hook's answer, its children other than Secrets (a Secret of ours must carry its values), and the
+// events written to the log. A child's words reach all of these (a K-ORC message is copied into a
+// condition, then into status.rollout.failure and status.lastUpdate; a finalize message into the
+// KORCReady condition), and a child may quote a secret there. So no value held by a Secret of the
+// request gets out: its needles are every such value (decoded `data`, `stringData`, the secret
+// fields of a clouds.yaml), raw, base64 and base64 at every offset (ValueReplacer).
+//
+// Without revealing where a secret is. A value that is also a word anyone can read (it occurs in
+// the request outside the Secrets' payloads and the objects' status: a name, a kind, a spec value;
+// or it is a single word of letters, as the words of the service's own messages are) would be
+// pointed at by an in-place `[redacted]` ("… [redacted] openstack-memcached Ready" for the admin
+// password `Memcached`). Such a value is never replaced in place: a free-text field (a `message`)
+// that holds it is replaced whole by WITHHELD_MESSAGE, and a structural field (a reason, a name, a
+// time, an id: the service's vocabulary and the objects' names) is left as it is, since the word is
+// there anyway and changing it would change what the field means. Any other value is replaced in
+// place by `[redacted]`: where a value no one can read stands says nothing about it.
+//
+// Cost: the needles are searched once over all the strings of the answer joined (indexOf, never a
+// pattern built from secrets); only when one is found are the strings walked and the public words
+// read from the request.
+import { isSecretObject, secretValuesOf, ValueReplacer, MIN_SECRET_LENGTH } from './capture/secret-values.js';
+
+export const REDACTED_VALUE = '[redacted]';
+/** What a message that quoted a public word held by a Secret becomes, whole. */
+export const WITHHELD_MESSAGE = '[redacted: this message quoted a value held by a Secret]';
+
+type Json = unknown;
+type JsonObject = Record<string, Json>;
+const isObject = (v: Json): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Fields whose text is free (a child's words may be in it): every other string is structural. */
+const FREE_TEXT_KEYS: ReadonlySet<string> = new Set(['message']);
+
+/** The objects of a hook request: parent (or object), children, related, attachments. */
+function* requestObjects(request: Json): Generator<JsonObject> {
+  if (!isObject(request)) return;
+  for (const single of [request.parent, request.object]) if (isObject(single)) yield single;
+  for (const map of [request.children, request.related, request.attachments]) {
+    if (!isObject(map)) continue;
+    for (const group of Object.values(map)) {
+      if (!isObject(group)) continue;
+      for (const o of Object.values(group)) if (isObject(o)) yield o;
+    }
+  }
+}
+
+/** Every string of `value` (keys too), depth-bounded (a request's depth is bounded already). */
+function collectStrings(value: Json, out: string[], depth = 0): void {
+  if (typeof value === 'string') out.push(value);
+  else if (depth > 64) return;
+  else if (Array.isArray(value)) for (const v of value) collectStrings(v, out, depth + 1);
+  else if (isObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k);
+      collectStrings(v, out, depth + 1);
+    }
+  }
+}
+
+/**
+ * The request's text anyone reading objects can read: every string outside the objects' status;
+ * of a Secret only its identity and its keys (its values, and the last-applied annotation that
+ * repeats them, are what is protected).
+ */
+function publicText(request: Json): string {
+  const out: string[] = [];
+  for (const o of requestObjects(request)) {
+    if (isSecretObject(o)) {
+      const meta = isObject(o.metadata) ? o.metadata : {};
+      collectStrings([o.apiVersion, o.kind, meta.name, meta.namespace, meta.labels], out);
+      for (const field of ['data', 'stringData']) if (isObject(o[field])) out.push(...Object.keys(o[field] as JsonObject));
+      continue;
+    }
+    for (const [k, v] of Object.entries(o)) if (k !== 'status') collectStrings(v, out);
+  }
+  return out.join('\u0000');
+}
+
+const SINGLE_WORD = /^\p{L}+$/u;
+
+export class Redaction {
+  private readonly hidden: ValueReplacer;
+  private readonly pointing: ValueReplacer | undefined;
+  /** Short values: replaced where a free-text field is exactly one of them (never inside text, ValueReplacer). */
+  private readonly short: ReadonlySet<string>;
+
+  constructor(values: ReadonlySet<string>, request: Json) {
+    const common: string[] = [];
+    const other: string[] = [];
+    let text: string | undefined;
+    for (const v of values) {
+      if (v.length < MIN_SECRET_LENGTH) continue;
+      text ??= publicText(request);
+      (SINGLE_WORD.test(v) || text.includes(v) ? common : other).push(v);
+    }
+    this.short = new Set([...values].filter((v) => v.length > 0 && v.length < MIN_SECRET_LENGTH));
+    this.hidden = new ValueReplacer(other.map((v): [string, string] => [v, REDACTED_VALUE]), false);
+    this.pointing = common.length > 0 ? new ValueReplacer(common.map((v): [string, string] => [v, WITHHELD_MESSAGE]), false) : undefined;
+  }
+
+  /** Whether `text` holds any needle (one indexOf per needle). */
+  private holds(text: string): boolean {
+    return this.hidden.occursIn(text) || (this.pointing?.occursIn(text) ?? false);
+  }
+
+  /** A free-text string (a message, an event): whole when it quoted a public word, else in place. */
+  text(s: string): string {
+    if (this.short.has(s)) return REDACTED_VALUE;
+    if (this.pointing?.occursIn(s)) return WITHHELD_MESSAGE;
+    return this.hidden.apply(s);
+  }
+
+  /** A structural string: in place, public words left (they are there anyway). */
+  private field(s: string): string {
+    return this.hidden.apply(s);
+  }
+
+  private walk(value: Json, key: string | undefined, depth: number): Json {
+    if (typeof value === 'string') return key !== undefined && FREE_TEXT_KEYS.has(key) ? this.text(value) : this.field(value);
+    if (depth > 64 || value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return value.map((v) => this.walk(v, key, depth + 1));
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: this.walk(v, k, depth + 1), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+
+  /** `value` redacted: a new value when something was found, else `value` itself (never changed). */
+  redact<T>(value: T): T {
+    const strings: string[] = [];
+    collectStrings(value, strings);
+    if (!this.holds(strings.join('\u0000')) && !strings.some((s) => this.short.has(s))) return value;
+    return this.walk(value, undefined, 0) as T;
+  }
+
+  /**
+   * A hook's answer: its status whole, its children but Secrets (theirs are the values they must
+   * carry; their metadata is rebuilt from names), everything else as it is.
+   */
+  answer<R>(response: R): R {
+    if (!isObject(response)) return response;
+    let out: JsonObject = response;
+    if (response.status !== undefined) {
+      const status = this.redact(response.status);
+      if (status !== response.status) out = { ...out, status };
+    }
+    if (Array.isArray(response.children)) {
+      let changed = false;
+      const children = response.children.map((c: Json) => {
+        if (!isObject(c) || isSecretObject(c)) return c;
+        const r = this.redact(c);
+        changed ||= r !== c;
+        return r;
+      });
+      if (changed) out = { ...out, children };
+    }
+    return out as R;
+  }
+}
+
+/** The redaction of a hook request's Secrets, or undefined when they hold no value. */
+export function redactionFor(request: Json): Redaction | undefined {
+  const values = secretValuesOf(requestObjects(request));
+  return values.size === 0 ? undefined : new Redaction(values, request);
+}
