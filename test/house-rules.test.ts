@@ -1,6 +1,7 @@
 // House rules the compiler does not enforce, checked on the syntax tree of src/controlplane/:
 // no non-null assertion (`x!`) and no cast (`x as T`, `<T>x`; `as const` is not a cast). What a
-// stage reads is resolved and typed once (spec.ts, StageInput), so none is needed.
+// stage reads is resolved and typed once (spec.ts, StageInput), so none is needed; and only the
+// reading (request-reading.ts) reads the raw ControlPlane request (issue 43).
 import t from 'tap';
 import ts from 'typescript';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -93,4 +94,53 @@ t.test('src/: the import graph has no cycle and no upward arrow', async (t) => {
   };
   for (const file of graph.keys()) if (!state.has(file)) visit(file, [file]);
   t.same(cycles, [], 'import cycles');
+});
+
+/** The parsers of a previous status: called by the reading alone (and defined where they live). */
+const STATUS_PARSERS = new Set(['previousConditions', 'previousUnapplied', 'readRolloutMemory', 'previousCredential']);
+/** The raw request's types: their values' properties are read by the reading alone. */
+const RAW_TYPES = new Set(['ControlPlaneHookRequest', 'ControlPlaneParent']);
+
+/**
+ * Every place in `source` that reads the raw ControlPlane request: a property of a value declared
+ * as a ControlPlaneHookRequest or ControlPlaneParent, a `.status` of anything named `parent` or
+ * `request`, a call of a previous-status parser (STATUS_PARSERS).
+ */
+export function rawReadsIn(path: string, source: string): string[] {
+  const file = ts.createSourceFile(path, source, ts.ScriptTarget.ES2022, true);
+  const raw = new Set<string>();
+  const found: string[] = [];
+  const note = (node: ts.Node) => found.push(`${relative(REPO_ROOT, path)}:${file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1}: ${node.getText(file).slice(0, 80)}`);
+  const declare = (node: ts.Node) => {
+    if ((ts.isParameter(node) || ts.isVariableDeclaration(node)) && ts.isIdentifier(node.name) && node.type && ts.isTypeReferenceNode(node.type) && RAW_TYPES.has(node.type.typeName.getText(file))) raw.add(node.name.text);
+    ts.forEachChild(node, declare);
+  };
+  declare(file);
+  const visit = (node: ts.Node) => {
+    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression)) {
+      const name = node.expression.text;
+      if (raw.has(name) || ((name === 'parent' || name === 'request') && node.name.text === 'status')) note(node);
+    } else if (ts.isElementAccessExpression(node) && ts.isIdentifier(node.expression) && raw.has(node.expression.text)) note(node);
+    else if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && STATUS_PARSERS.has(node.expression.text)) note(node);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+t.test('the raw-read checker finds what it looks for', async (t) => {
+  const source = `function f(request: ControlPlaneHookRequest, p: ControlPlaneParent) { const a = request.parent; const b = p.metadata; const c = request['children']; const d = parent.status; return previousConditions(x) }`;
+  t.same(rawReadsIn('x.ts', source).length, 5);
+  t.same(rawReadsIn('x.ts', 'function f(request: ControlPlaneHookRequest) { return readRequest(request) }'), []);
+});
+
+t.test('src/controlplane/: only the reading (request-reading.ts) reads the raw request', async (t) => {
+  const dir = join(REPO_ROOT, 'src', 'controlplane');
+  // ref.ts: the ControlPlane as everything refers to it, made by the reading (and by customize);
+  // customize.ts: the customize hook, whose request is the parent alone (no children, no status).
+  const allowed = new Set(['request-reading.ts', 'ref.ts', 'customize.ts'].map((f) => join(dir, f)));
+  const found = files(dir)
+    .filter((f) => !allowed.has(f))
+    .flatMap((f) => rawReadsIn(f, readFileSync(f, 'utf8')));
+  t.same(found, [], 'raw request reads outside src/controlplane/request-reading.ts');
 });

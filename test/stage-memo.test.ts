@@ -1,18 +1,21 @@
-// What sync keeps with a remembered (frozen, shared) request: its reading, and the stage results
-// that did not read the clock (src/controlplane/request-reading.ts, src/controlplane/stage-memo.ts). A request answered from what it kept gets exactly the answer it
-// would get afresh, at any clock and in any order of clocks; what read the clock, the random
-// source or the credential status is never kept; a kept result answers only the decided
-// conditions and rollout it was computed with.
+// What sync keeps: the reading of a remembered (frozen, shared) request, and the stage results
+// keyed by what each stage reads (src/controlplane/request-reading.ts, stage-memo.ts). A request
+// answered from what was kept gets exactly the answer it would get afresh, at any clock and in any
+// order of clocks; what read the clock, the random source, the previous conditions or a kind the
+// stage did not declare is never kept; a kept result answers only its key and the decided
+// conditions, rollout, credential status and annotations it was computed with.
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapturedCall } from '../src/capture/capture.js';
 import type { ControlPlaneHookRequest } from '../src/api/hooks.js';
 import { syncControlPlane } from '../src/controlplane/sync.js';
-import { recordingInput, StageMemo, type StageReads } from '../src/controlplane/stage-memo.js';
-import { readRequest } from '../src/controlplane/request-reading.js';
-import type { StageInput, StageResult } from '../src/controlplane/stage.js';
-import { deepFreeze } from '../src/memo.js';
+import { DeclaredIndex, recordingInput, StageMemo, type StageReads } from '../src/controlplane/stage-memo.js';
+import type { Stage, StageInput, StageResult } from '../src/controlplane/stage.js';
+import { BoundedMemo, deepFreeze } from '../src/memo.js';
+import { parseJsonText } from '../src/json-body.js';
+import { ObjectIndex } from '../src/k8s/observed.js';
+import { GVK } from '../src/k8s/kinds.js';
 import { REASON } from '../src/controlplane/conditions.js';
 import { seededRandom } from '../src/random.js';
 import { REPO_ROOT } from './support/shared.js';
@@ -41,23 +44,25 @@ t.test('a remembered request answers as a fresh one at every clock, in either or
   }
 });
 
-t.test('a remembered converged request reuses its stage results; a request afresh computes its own', async (t) => {
+t.test('a request the hook routes parsed reuses the stage results of an earlier one with the same objects; an in-process request computes its own', async (t) => {
+  BoundedMemo.forgetAll();
   const { call } = calls.find((c) => /converged/.test(c.file))!;
-  const request = call.request as ControlPlaneHookRequest;
+  const text = JSON.stringify(call.request);
   const now = new Date(call.clock);
-  const remembered = deepFreeze(structuredClone(request));
-  const first = syncControlPlane(remembered, { now, random: seededRandom('x') });
-  const second = syncControlPlane(remembered, { now, random: seededRandom('x') });
+  // Two bodies parsed from the same text (a resync after the body memo let the first go): no object shared.
+  const parsed = () => parseJsonText(text, true) as ControlPlaneHookRequest;
+  const [one, two] = [parsed(), parsed()];
+  const first = syncControlPlane(one, { now, random: seededRandom('x') });
+  const second = syncControlPlane(two, { now, random: seededRandom('x') });
   t.ok(first.children.length > 5, `${first.children.length} children`);
-  const shared = second.children.filter((c, i) => c === first.children[i] && !Object.values(request.children ?? {}).some((g) => Object.values(g).includes(c)));
-  t.ok(shared.length > 0, `${shared.length} desired children are the very objects of the call before (kept)`);
+  const observed = (r: ControlPlaneHookRequest) => Object.values(r.children ?? {}).flatMap((g) => Object.values(g));
+  const shared = second.children.filter((c, i) => c === first.children[i] && !observed(two).includes(c));
+  t.ok(shared.length > 0, `${shared.length} desired children are the very objects of the call before (kept by what their stages read)`);
   t.ok(shared.every((c) => Object.isFrozen(c)), 'kept children are frozen');
-  t.equal(readRequest(remembered), readRequest(remembered), 'one reading per remembered request');
-  const plain = structuredClone(request);
+  const plain = structuredClone(call.request) as ControlPlaneHookRequest;
   const a = syncControlPlane(plain, { now, random: seededRandom('x') });
   const b = syncControlPlane(plain, { now, random: seededRandom('x') });
-  t.notOk(a.children.some((c, i) => c === b.children[i] && !Object.isFrozen(c) && c.kind !== undefined && !Object.values(plain.children ?? {}).some((g) => Object.values(g).includes(c))), 'not frozen, not kept: computed per call');
-  t.not(readRequest(plain), readRequest(plain), 'a request afresh is read afresh');
+  t.notOk(a.children.some((c, i) => c === b.children[i] && !observed(plain).includes(c)), 'no text to key by: computed per call');
   t.same(JSON.stringify(second), JSON.stringify(a));
 });
 
@@ -72,40 +77,68 @@ const input = (decided: Record<string, string>, rollout?: StageInput['rollout'])
 
 const result: StageResult = { condition: { status: 'True', reason: REASON.InfrastructureReady, message: '' }, outcome: { kind: 'complete' }, children: [] };
 
+/** A stage that reads no observed object, by name (its key is the ControlPlane's and the common part's). */
+const stage = (name: string) => ({ name, observes: { children: [], related: [] } }) as unknown as Stage;
+let uid = 0;
+/** A memo of a ControlPlane of its own. */
+const memoOf = () => new StageMemo({ cp: { name: 'cp', namespace: 'ns', uid: `u${uid++}`, generation: 1 }, common: 'c', children: new ObjectIndex(undefined), related: new ObjectIndex(undefined) });
+const S = stage('S');
+
 /** Runs `read` on a recording input; the result kept unless it read something opaque. */
 function keepAfter(memo: StageMemo, at: StageInput, read: (i: StageInput) => void): boolean {
   const reads: StageReads = { decided: new Map() };
   let opaque = false;
-  read(recordingInput(at, reads, () => (opaque = true)));
-  if (!opaque) memo.keep('S', reads, result, undefined);
+  read(recordingInput(S, at, reads, () => (opaque = true)));
+  if (!opaque) memo.keep(S, memo.keyOf(S)!, reads, result, undefined);
   return !opaque;
 }
+const lookup = (memo: StageMemo, s: Stage, at: StageInput) => memo.lookup(s, memo.keyOf(s), at);
 
-t.test('a kept stage result answers only the decided conditions and rollout it read', async (t) => {
-  const memo = new StageMemo();
+t.test('a kept stage result answers only the decided conditions and rollout it read, with its key', async (t) => {
+  const memo = memoOf();
   t.ok(keepAfter(memo, input({ A: 'True' }, { holdReMint: 'x' }), (i) => (i.decided.get('A'), i.decided.get('B'), i.rollout)));
-  t.ok(memo.lookup('S', input({ A: 'True' }, { holdReMint: 'x' })), 'the same values: kept');
-  t.ok(memo.lookup('S', input({ A: 'True', C: 'False' }, { holdReMint: 'x' })), 'a condition it did not read differs: kept');
-  t.notOk(memo.lookup('S', input({ A: 'False' }, { holdReMint: 'x' })), 'a condition it read differs');
-  t.notOk(memo.lookup('S', input({ A: 'True', B: 'True' }, { holdReMint: 'x' })), 'a condition it read as undecided is decided');
-  t.notOk(memo.lookup('S', input({ A: 'True' }, {})), 'the rollout it read differs');
-  t.notOk(memo.lookup('T', input({ A: 'True' }, { holdReMint: 'x' })), 'another stage');
-  const ignoresRollout = new StageMemo();
+  t.ok(lookup(memo, S, input({ A: 'True' }, { holdReMint: 'x' })), 'the same values: kept');
+  t.ok(lookup(memo, S, input({ A: 'True', C: 'False' }, { holdReMint: 'x' })), 'a condition it did not read differs: kept');
+  t.notOk(lookup(memo, S, input({ A: 'False' }, { holdReMint: 'x' })), 'a condition it read differs');
+  t.notOk(lookup(memo, S, input({ A: 'True', B: 'True' }, { holdReMint: 'x' })), 'a condition it read as undecided is decided');
+  t.notOk(lookup(memo, S, input({ A: 'True' }, {})), 'the rollout it read differs');
+  t.notOk(lookup(memo, stage('T'), input({ A: 'True' }, { holdReMint: 'x' })), 'another stage');
+  t.notOk(memo.lookup(S, 'another key', input({ A: 'True' }, { holdReMint: 'x' })), 'another key (what it reads of the request differs)');
+  t.notOk(lookup(memoOf(), S, input({ A: 'True' }, { holdReMint: 'x' })), 'another ControlPlane');
+  const ignoresRollout = memoOf();
   keepAfter(ignoresRollout, input({}, { holdReMint: 'x' }), () => undefined);
-  t.ok(ignoresRollout.lookup('S', input({ A: 'True' }, {})), 'read nothing: answers any call');
+  t.ok(lookup(ignoresRollout, S, input({ A: 'True' }, {})), 'read nothing: answers any call with its key');
 });
 
-t.test('what read the clock, the random source, the credential status or all decided conditions is not kept', async (t) => {
+t.test('what read the clock, the random source, the previous conditions, all decided conditions or an undeclared kind is not kept', async (t) => {
   for (const [what, read] of [
     ['now', (i: StageInput) => i.now],
-    ['random', (i: StageInput) => i.random],
-    ['credential', (i: StageInput) => i.credential],
+    ['random', (i: StageInput) => i.random(1)],
+    ['previous', (i: StageInput) => i.previous],
     ['decided.size', (i: StageInput) => i.decided.size],
     ['decided.values()', (i: StageInput) => [...i.decided.values()]],
     ['decided.forEach', (i: StageInput) => i.decided.forEach(() => undefined)],
+    ['children.all()', (i: StageInput) => i.children.all()],
+    ['children.ofKind(undeclared)', (i: StageInput) => i.children.ofKind(GVK.Secret)],
+    ['related.get(undeclared)', (i: StageInput) => i.related.get(GVK.Secret, 'ns', 'x')],
   ] as const) {
-    const memo = new StageMemo();
-    t.notOk(keepAfter(memo, input({ A: 'True' }), read), what);
-    t.notOk(memo.lookup('S', input({ A: 'True' })), `${what}: nothing kept`);
+    const memo = memoOf();
+    t.notOk(keepAfter(memo, { ...input({ A: 'True' }), children: new ObjectIndex(undefined), related: new ObjectIndex(undefined) }, read), what);
+    t.notOk(lookup(memo, S, input({ A: 'True' })), `${what}: nothing kept`);
   }
+});
+
+t.test('the credential status and the annotations a stage read are part of what its result answers', async (t) => {
+  const memo = memoOf();
+  const at = (credential: unknown, annotations: unknown) => ({ ...input({}), credential, parentAnnotations: annotations }) as StageInput;
+  t.ok(keepAfter(memo, at({ id: 'a' }, { x: '1' }), (i) => (i.credential, i.parentAnnotations, i.random)), 'the random source handed on, not called: kept');
+  t.ok(lookup(memo, S, at({ id: 'a' }, { x: '1' })), 'the same');
+  t.notOk(lookup(memo, S, at({ id: 'b' }, { x: '1' })), 'another credential');
+  t.notOk(lookup(memo, S, at({ id: 'a' }, { x: '2' })), 'other annotations');
+});
+
+t.test('a stage sees its declared kinds through DeclaredIndex, which answers every question ObjectIndex does', async (t) => {
+  const own = Object.getOwnPropertyNames(ObjectIndex.prototype).filter((n) => n !== 'constructor');
+  const overridden = Object.getOwnPropertyNames(DeclaredIndex.prototype);
+  t.same(own.filter((n) => !overridden.includes(n)), [], 'a method DeclaredIndex does not override would answer from an empty index');
 });

@@ -15,7 +15,7 @@
 //   caller's) has no key, and every stage is computed;
 // - every value the stage read of the call's own input is the same in this call: the decided
 //   conditions it looked up, the rollout, the credential status, the annotations (recorded as
-//   they are read, exactKey). What reads the clock or the random source is never kept.
+//   they are read, exactKey). What reads the clock or calls the random source is never kept.
 // A stage sees only what it declared: its children and related objects are views of the declared
 // kinds (DeclaredIndex); a look at another kind answers as the whole index would and leaves the
 // result unkept, and test/stage-reads.test.ts fails on it. The unapplied-children tracking of the
@@ -253,9 +253,10 @@ export function recordingInput(
       onOpaque();
       return input.now;
     },
-    get random() {
+    // Handed on freely (a service's generated Secrets take it): what is opaque is a call.
+    random: (bytes: number) => {
       onOpaque();
-      return input.random;
+      return input.random(bytes);
     },
     get rollout() {
       reads.rollout = exactKey(input.rollout);

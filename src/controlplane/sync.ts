@@ -5,6 +5,7 @@ import { keepAsIs } from '../k8s/observed.js';
 import { assertKeepsObserved } from '../k8s/invariant.js';
 import { REASON, REQUEUE } from './conditions.js';
 import { runPipeline, type StageTrace } from './pipeline.js';
+import type { Stage } from './stage.js';
 import { buildStatus } from './status.js';
 import { readRequest } from './request-reading.js';
 import { credentialStatus } from './credential/credential-status.js';
@@ -19,6 +20,8 @@ export interface SyncContext {
   random: (bytes: number) => Buffer;
   /** Receives each stage's measurement (metrics); optional. */
   onStage?: (trace: StageTrace) => void;
+  /** Told of each kind a stage looked at without declaring it (Stage.observes): a test's probe. */
+  onUndeclared?: (stage: Stage, where: 'children' | 'related', kind: string) => void;
 }
 
 export function syncControlPlane(request: ControlPlaneHookRequest, context: SyncContext): CompositeHookResponse {
@@ -63,6 +66,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
       undefined,
       previousUnapplied,
       stages,
+      context.onUndeclared,
     );
   let result = run(plan);
   const step = finishRollout(plan, result.decided, context.now, result.resyncAfterSeconds);
