@@ -22,7 +22,7 @@ export const MEMO = {
   body: 'body',
   /** What sync read of a remembered body (controlplane/request-reading.ts). */
   requestReading: 'request_reading',
-  /** Stage results kept with a remembered body (controlplane/stage-memo.ts). */
+  /** Stage results kept by what each stage reads (controlplane/stage-memo.ts). */
   stageResult: 'stage_result',
   /** Parsed last-applied annotations (k8s/observed.ts). */
   lastApplied: 'last_applied',

@@ -18,16 +18,8 @@
 import { createHash } from 'node:crypto';
 import type { ScannedParts } from './json-depth.js';
 
-interface Source {
-  /** Until the digest is taken (then let go: the object keeps no request text alive). */
-  text: string | undefined;
-  start: number;
-  end: number;
-  digest?: string;
-}
-
-/** Each matched object of a parsed request → where its text is. */
-const SOURCES = new WeakMap<object, Source>();
+/** Each matched object of a parsed request → the SHA-256 (base64) of its text. */
+const SOURCES = new WeakMap<object, string>();
 
 /** The key as JSON.parse reads it (the quotes off; escapes decoded). */
 const keyText = (raw: string): string => (raw.includes('\\') ? String(JSON.parse(raw)) : raw.slice(1, -1));
@@ -54,7 +46,9 @@ export function noteSources(body: unknown, text: string, parts: ScannedParts): v
       if (!isMap(objects) || !sameKeys(objects, g.entries.map((e) => e.key))) continue;
       for (const e of g.entries) {
         const obj = objects[keyText(e.key)];
-        if (e.start >= 0 && isMap(obj)) SOURCES.set(obj, { text, start: e.start, end: e.end });
+        // Taken now, not when first asked for: a lazy digest would keep the whole request text alive
+        // with any object a kept stage result holds (a child kept as observed).
+        if (e.start >= 0 && isMap(obj)) SOURCES.set(obj, createHash('sha256').update(text.slice(e.start, e.end), 'utf8').digest('base64'));
       }
     }
   }
@@ -63,14 +57,7 @@ export function noteSources(body: unknown, text: string, parts: ScannedParts): v
 /**
  * The SHA-256 (base64) of the text `obj` was parsed from, when the body parser noted it
  * (noteSources); undefined otherwise (an in-process caller's request, an unmatched map).
- * Computed once per object.
  */
 export function sourceDigest(obj: object): string | undefined {
-  const source = SOURCES.get(obj);
-  if (source === undefined) return undefined;
-  if (source.digest === undefined && source.text !== undefined) {
-    source.digest = createHash('sha256').update(source.text.slice(source.start, source.end), 'utf8').digest('base64');
-    source.text = undefined;
-  }
-  return source.digest;
+  return SOURCES.get(obj);
 }
