@@ -33,6 +33,8 @@ with the defaults, plus the long run with --long.
                  profile);
                  for iterating: a report to quote is a whole run
   --fleet-sizes LIST  the fleet rows' sizes (comma-separated; default 1,30,300,3000)
+  --overload-guard-off  the server's overload guard off (MAX_EVENT_LOOP_DELAY_MS=0): on a machine
+                 so busy that the guard answers 429 and the run stops; said in the report's header
   -h, --help     this text; nothing is run
 
 Exit codes: 0 done, 1 a measurement failed (non-2xx answers or errors), 2 usage error.`;
@@ -49,6 +51,7 @@ try {
       smoke: { type: 'boolean' },
       only: { type: 'string' },
       'fleet-sizes': { type: 'string' },
+      'overload-guard-off': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   }).values;
@@ -206,7 +209,7 @@ async function startServer() {
   const env = { PATH: process.env.PATH, ...deployedEnv, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_DELAY_SECONDS: '0' };
   // A smoke run checks the benchmark, not the service: on a saturated machine the overload guard
   // would answer 429 (and fail the check), so it is off there; every measuring run keeps it.
-  if (SMOKE) env.MAX_EVENT_LOOP_DELAY_MS = '0';
+  if (SMOKE || args['overload-guard-off']) env.MAX_EVENT_LOOP_DELAY_MS = '0';
   const child = fork(join(root, 'bench', 'server.mjs'), [], { env, stdio: ['ignore', log, 'inherit', 'ipc'] });
   closeSync(log);
   const ready = await new Promise((resolve, reject) => {
@@ -325,7 +328,7 @@ out();
 out(
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mb(totalmem())} MB RAM, ${osType()} ${release()}. ` +
     `Node ${process.version}. Date: ${date}. Server and load generator (autocannon) share the machine; load average (1, 5, 15 min) at the start ${loadavg().map((x) => x.toFixed(1)).join(', ')} (what else ran: see "Reading the numbers"). ` +
-    `Server as deployed (the env of manifests/deployment.yaml): log level ${server.logLevel} (one line per request, into a file), ${server.maxEventLoopDelayMs > 0 ? `overload guard at ${server.maxEventLoopDelayMs} ms event-loop delay` : 'overload guard off (smoke run only)'}, ` +
+    `Server as deployed (the env of manifests/deployment.yaml): log level ${server.logLevel} (one line per request, into a file), ${server.maxEventLoopDelayMs > 0 ? `overload guard at ${server.maxEventLoopDelayMs} ms event-loop delay` : `overload guard off (${SMOKE ? 'smoke run only' : '--overload-guard-off: the machine was too busy for it'})`}, ` +
     `in-flight bodies ${deployedEnv.MAX_INFLIGHT_BYTES ?? 'default'}, NODE_OPTIONS \`${deployedEnv.NODE_OPTIONS ?? ''}\`. ` +
     `${SECONDS} s per measurement after a ${WARMUP_SECONDS} s warm-up, ${REPEATS} repeat${REPEATS > 1 ? 's' : ''} per cell: median (min–max). ` +
     `Reproduce with \`npm run bench -- --write${args.seconds ? ` --seconds ${args.seconds}` : ''}${args.repeats ? ` --repeats ${args.repeats}` : ''}${args.long ? ' --long' : ''}\`.`,
