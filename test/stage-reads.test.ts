@@ -3,7 +3,7 @@
 // A stage that looks at a kind it did not declare is computed afresh (never answered from memory),
 // but it would never be kept either: this test fails on it, over every captured sync request (every
 // scenario of hooks/: Keystone only, brownfield, the compute cloud, rollouts, rotations, outages)
-// at clocks from now to a year on. test/memo-exact.test.ts proves the key complete: a warm server
+// at clocks from now to a year on. test/stage-memo-exact.test.ts proves the key complete: a warm server
 // answers as a fresh one over request pairs that differ anywhere.
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
