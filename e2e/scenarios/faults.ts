@@ -49,7 +49,7 @@ function servicesSpec(shared: string, glance: boolean): Obj {
 async function createWithServices(ctx: Ctx, ns: string, spec: Obj, adminPassword?: string): Promise<Obj> {
   await ensureNamespace(ctx, ns);
   for (const svc of Object.keys(spec.services).filter((s) => s !== 'keystone')) await ctx.bao.put(serviceRemoteKeys(ns, NAME, svc).db, { username: svc, password: secretValue() });
-  if (spec.services.glance) await userSecret(ctx, ns, 'glance-s3-credentials', { accessKey: 'e2e', secretKey: secretValue() });
+  if (spec.services.glance) await userSecret(ctx, ns, 'glance-s3-credentials', { 'access-key-id': 'e2e', 'secret-access-key': secretValue() });
   return createControlPlane(ctx, { metadata: { name: NAME, namespace: ns }, spec }, adminPassword);
 }
 
