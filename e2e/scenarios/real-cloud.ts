@@ -62,7 +62,7 @@ export function realCloudScenarios(): Scenario[] {
       async run(ctx) {
         await ensureNamespace(ctx, ns);
         for (const d of SERVICES) for (const db of d.databases) await ctx.bao.put(serviceRemoteKeys(ns, REAL_NAME, d.name).dbOf(db.infix), { username: db.name, password: secretValue() });
-        await userSecret(ctx, ns, 'glance-s3-credentials', { accessKey: 'e2e', secretKey: secretValue() });
+        await userSecret(ctx, ns, 'glance-s3-credentials', { 'access-key-id': 'e2e', 'secret-access-key': secretValue() });
         const spec = structuredClone(CLOUD.spec);
         const ovnName = stringAt(spec.services.neutron, ...SERVICES.filter(hasReference)[0]!.reference.refPath)!;
         const ovnRef: Ref = { apiVersion: 'ovn.openstack.c5c3.io/v1alpha1', kind: 'OVNCentral', namespace: ns, name: ovnName };
