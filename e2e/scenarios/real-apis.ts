@@ -30,6 +30,21 @@ async function publishedCloud(ctx: Ctx, ns: string, cp: string): Promise<string>
   return text;
 }
 
+/** The published clouds.yaml and the catalog of a token it gets (`openstack catalog list`). */
+async function publishedCatalog(ctx: Ctx, ns: string, cp: string): Promise<{ published: string; catalog: Obj[] }> {
+  const published = await publishedCloud(ctx, ns, cp);
+  return { published, catalog: (await ctx.openstack.json(published, ['catalog', 'list'])) as Obj[] };
+}
+
+/** The API of service `d`'s CR, once restarted after `since` with `password` (what it was started with, by its SHA-256). */
+function restartedWith(ctx: Ctx, ns: string, cp: string, d: typeof placement | typeof cinder, password: string, since: number, timeoutMs: number): Promise<{ starts: number }> {
+  const cr = serviceChildNames(cp, d.name).cr;
+  return waitUntil(`the ${d.title} API of ${ns}/${cr} restarted with the new password`, async () => {
+    const s = ctx.apis.servingOf(ns, cr);
+    return s && s.startedAt > since && s.passwordSha === sha256(password) ? s : undefined;
+  }, timeoutMs, ctx);
+}
+
 /** `host:port` of a URL, as the proxy records it. */
 const hostOf = (url: string) => {
   const u = new URL(url);
@@ -88,8 +103,7 @@ export interface UserApis {
  */
 export async function usersReachTheApis(ctx: Ctx, ns: string, cp: string, region: string): Promise<UserApis> {
   const t0 = Date.now();
-  const published = await publishedCloud(ctx, ns, cp);
-  const catalog = (await ctx.openstack.json(published, ['catalog', 'list'])) as Obj[];
+  const { published, catalog } = await publishedCatalog(ctx, ns, cp);
   const placementRow = catalogEndpoint(catalog, placement.serviceType, region);
   const imageRow = catalogEndpoint(catalog, glance.serviceType, region);
   const placementUrl = placementRow.url;
@@ -144,11 +158,7 @@ export async function usersReachTheApis(ctx: Ctx, ns: string, cp: string, region
  * own token with that password first).
  */
 export async function apiValidatesAfterRotation(ctx: Ctx, ns: string, cp: string, user: UserApis, password: string, since: number): Promise<void> {
-  const cr = serviceChildNames(cp, placement.name).cr;
-  const serving = await waitUntil(`the Placement API of ${ns}/${cr} restarted with the new password`, async () => {
-    const s = ctx.apis.servingOf(ns, cr);
-    return s && s.startedAt > since && s.passwordSha === sha256(password) ? s : undefined;
-  }, 60_000, ctx);
+  const serving = await restartedWith(ctx, ns, cp, placement, password, since, 60_000);
   const mark = Date.now();
   await ctx.openstack.json(user.cloud, ['resource', 'provider', 'list']);
   const answered = ctx.proxy.answered(mark, hostOf(user.placementUrl));
@@ -169,8 +179,7 @@ export interface UserCinder {
  */
 export async function usersReachCinder(ctx: Ctx, ns: string, cp: string, region: string): Promise<UserCinder> {
   const t0 = Date.now();
-  const published = await publishedCloud(ctx, ns, cp);
-  const catalog = (await ctx.openstack.json(published, ['catalog', 'list'])) as Obj[];
+  const { published, catalog } = await publishedCatalog(ctx, ns, cp);
   const row = catalogEndpoint(catalog, cinder.serviceType, region);
   const cloud = await cloudFindingRows(ctx, published, region, row.regionless, [cinder.serviceType], ['volume', 'list']);
   await rowsAreTheHooks(ctx, ns, cp, [[cinder, row.url]]);
@@ -207,11 +216,7 @@ async function volumesListed(ctx: Ctx, cloud: string, volumeUrl: string): Promis
  * token with that password first).
  */
 export async function cinderValidatesAfterRotation(ctx: Ctx, ns: string, cp: string, user: UserCinder, password: string, since: number): Promise<void> {
-  const cr = serviceChildNames(cp, cinder.name).cr;
-  const serving = await waitUntil(`the Cinder API of ${ns}/${cr} restarted with the new password`, async () => {
-    const s = ctx.apis.servingOf(ns, cr);
-    return s && s.startedAt > since && s.passwordSha === sha256(password) ? s : undefined;
-  }, 120_000, ctx);
+  const serving = await restartedWith(ctx, ns, cp, cinder, password, since, 120_000);
   const listed = await volumesListed(ctx, user.cloud, user.volumeUrl);
   console.log(`    cinder restarted with the new password (start ${serving.starts}), then for a user's token: ${listed.answers}`);
 }
