@@ -1,6 +1,6 @@
 // The service operators of the real-Keystone namespaces, with the real APIs: for each service CR
-// (openstack-api-descriptors.ts: Placement, Glance, Cinder) the real OpenStack API from its PyPI venv,
-// served by gunicorn on 127.0.0.1 and reached at its in-cluster Service URL
+// (openstack-api-descriptors.ts: Placement, Glance, Cinder) the real OpenStack API from its PyPI
+// venv, served by gunicorn on 127.0.0.1 and reached at its in-cluster Service URL
 // `http://{cr}.{ns}.svc:{port}` through the suite's forward proxy — the URL the hooks register in
 // the catalog. Configured only from the CR and the Secrets it names: the service user and the
 // password Secret, keystoneEndpoint, region, the DB credential Secret (read and reported; the
@@ -13,14 +13,16 @@
 // - the pods roll when what they are started from changes: the config (content-hashed ConfigMap),
 //   the image, the Secret the password's env var names, the SHA-256 of the DB URL, of the
 //   service-user password and (Cinder) of the transport URL (reconcile_deployment.go
-//   db-connection-hash / authtoken-hash / transport-url-hash annotations) — so a new `serviceUser.secretRef`, or a new password in the same Secret,
-//   restarts the API with it. The new process starts beside the old
-//   one and takes the Service only once it answers its probe (a rolling update); one that does not
-//   come up is stopped and the old one keeps serving, the CR not Ready;
+//   db-connection-hash / authtoken-hash / transport-url-hash annotations) — so a new
+//   `serviceUser.secretRef`, or a new password in the same Secret, restarts the API with it. The
+//   new process starts beside the old one and takes the Service only once it answers its probe (a
+//   rolling update); one that does not come up is stopped and the old one keeps serving, the CR
+//   not Ready;
 // - the database is synced before the first start and again for a new image (the db-sync Job);
 // - the CR's conditions: SecretsReady (the password and DB credential Secrets: reason
 //   WaitingForDBCredentials as database.ReconcileConnectionSecret; Cinder's transport URL:
-//   WaitingForMessagingCredentials as messaging.ReconcileTransportURLSecret), BackendsReady (Glance),
+//   WaitingForMessagingCredentials as messaging.ReconcileTransportURLSecret; a URL that is not
+//   rabbit://, upstream a reconcile error, here InvalidTransportURL), BackendsReady (Glance),
 //   DatabaseReady, DeploymentReady, <Kind>APIReady (the health probe, through the in-cluster
 //   Service URL as reconcile_healthcheck.go does), and Ready over them at the CR's generation;
 // - a CinderBackend: CredentialsReady (none needed) and Ready once its Cinder exists;
