@@ -1,8 +1,10 @@
 // The compute cloud against the real Keystone and K-ORC (issue 39): Glance, Placement, Neutron,
-// Cinder and Nova on a managed bus (the ControlPlane of hooks/' cloud run), with stand-in operators
-// for the five service CRs, the bus and the OVNCentral (src/sim/operators.ts) and the CRDs of
+// Cinder and Nova on a managed bus (the ControlPlane of hooks/' cloud run), with the real Glance,
+// Placement and Cinder APIs per CR (e2e/openstack-apis.ts), stand-in operators for Neutron, Nova,
+// the CinderBackends, the bus and the OVNCentral (src/sim/operators.ts) and the CRDs of
 // test/support/compute-crds.ts; the service users, role assignments and catalog rows are K-ORC's,
-// in Keystone's database. The scenario first holds the services back (the bus down, then no
+// in Keystone's database. A user reaches the real Cinder through its catalog row, before and
+// after its password rotation (real-apis.ts). The scenario first holds the services back (the bus down, then no
 // OVNCentral) and checks that no CR is created meanwhile and that the conditions say why.
 import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
@@ -16,6 +18,7 @@ import { CLOUD } from '../../src/cli/hook-payloads.js';
 import type { Ctx, Scenario } from './support.js';
 import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_CLOUD_NS } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
+import { cinderValidatesAfterRotation, usersReachCinder } from './real-apis.js';
 
 const ns = REAL_CLOUD_NS;
 
@@ -55,7 +58,7 @@ export function realCloudScenarios(): Scenario[] {
   return [
     {
       id: 26,
-      title: 'real Keystone and K-ORC: the compute cloud (Glance, Placement, Neutron on an OVNCentral, Cinder, Nova, a managed bus): no service CR while the bus or OVN is not Ready, and the conditions say why; converged, every service user with its roles and every catalog row in Keystone; a Cinder password rotation; deletion removes them from Keystone before the Keystone CR goes',
+      title: 'real Keystone and K-ORC: the compute cloud (Glance, Placement, Neutron on an OVNCentral, Cinder, Nova, a managed bus): no service CR while the bus or OVN is not Ready, and the conditions say why; converged, every service user with its roles and every catalog row in Keystone; a user lists volumes from the real Cinder API through its catalog row (401 without a token); a Cinder password rotation, after which that API still validates tokens; deletion removes them from Keystone before the Keystone CR goes',
       async run(ctx) {
         await ensureNamespace(ctx, ns);
         for (const d of SERVICES) for (const db of d.databases) await ctx.bao.put(serviceRemoteKeys(ns, REAL_NAME, d.name).dbOf(db.infix), { username: db.name, password: secretValue() });
@@ -119,6 +122,8 @@ export function realCloudScenarios(): Scenario[] {
         check(nova?.spec?.apiDatabase?.database === 'nova_api' && nova?.spec?.database?.database === 'nova', `Nova's databases ${JSON.stringify([nova?.spec?.apiDatabase, nova?.spec?.database])}`);
         const neutron = await crOf(ctx, SERVICES.find((d) => d.name === 'neutron')!);
         check(neutron?.spec?.nova?.serviceUser?.username === 'neutron-nova', `Neutron's notifier ${JSON.stringify(neutron?.spec?.nova)}`);
+        // The real Cinder behind its row, as a user reaches it.
+        const user = await usersReachCinder(ctx, ns, REAL_NAME, spec.region);
 
         // 4. A new service's password rotated: OpenBao and Keystone hold the new one, the old is refused.
         {
@@ -130,6 +135,7 @@ export function realCloudScenarios(): Scenario[] {
           };
           const old = (await passwordOf(n.password))!;
           const startMints = mints(ctx);
+          const mark = Date.now();
           const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: ns, name: 'rotate-cinder-password' };
           await ctx.kube.create({ apiVersion: crRef.apiVersion, kind: crRef.kind, metadata: { name: crRef.name, namespace: ns }, spec: { target: 'serviceUserPassword', targetServiceUser: n.user, reMint: true } });
           await waitUntil('CredentialRotation RotationComplete=True', async () => condition(await ctx.kube.get(crRef), 'RotationComplete')?.status === 'True', 180_000, ctx);
@@ -142,6 +148,7 @@ export function realCloudScenarios(): Scenario[] {
           check(mints(ctx) === startMints, 'a mint during the password rotation');
           await waitReady(ctx, ref, 180_000, (o) => condition(o, 'CinderReady')?.status === 'True');
           console.log(`    Cinder's password rotated: Secret ${next} in OpenBao and Keystone (accepted), the old one refused`);
+          await cinderValidatesAfterRotation(ctx, ns, REAL_NAME, user, fresh!, mark);
         }
 
         // 5. Deletion: every account, catalog row and endpoint leaves Keystone before its CR goes.
