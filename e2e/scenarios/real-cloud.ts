@@ -9,16 +9,16 @@
 import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
 import { SERVICE_PASSWORD_KEY, accountNames, childNames, rabbitmqName, serviceChildNames, serviceRemoteKeys } from '../../src/controlplane/names.js';
-import { passwordSecretName } from '../../src/controlplane/services/password-rotation.js';
-import { SERVICES, hasReference } from '../../src/api/services/index.js';
+import { SERVICES, cinder, hasReference } from '../../src/api/services/index.js';
 import { stringAt } from '../../src/k8s/read.js';
 import type { Ref } from '../kube.js';
 import { KeystoneApi } from '../keystone.js';
 import { CLOUD } from '../../src/cli/hook-payloads.js';
 import type { Ctx, Scenario } from './support.js';
-import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_CLOUD_NS } from './support.js';
+import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, REAL_CLOUD_NS } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
 import { cinderValidatesAfterRotation, usersReachCinder } from './real-apis.js';
+import { rotateServicePassword } from './service-password.js';
 
 const ns = REAL_CLOUD_NS;
 
@@ -127,28 +127,9 @@ export function realCloudScenarios(): Scenario[] {
 
         // 4. A new service's password rotated: OpenBao and Keystone hold the new one, the old is refused.
         {
-          const n = serviceChildNames(REAL_NAME, 'cinder');
-          const next = passwordSecretName(n.password, 2);
-          const passwordOf = async (name: string) => {
-            const raw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name }))?.data?.[SERVICE_PASSWORD_KEY];
-            return raw === undefined ? undefined : unb64(raw);
-          };
-          const old = (await passwordOf(n.password))!;
-          const startMints = mints(ctx);
-          const mark = Date.now();
-          const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: ns, name: 'rotate-cinder-password' };
-          await ctx.kube.create({ apiVersion: crRef.apiVersion, kind: crRef.kind, metadata: { name: crRef.name, namespace: ns }, spec: { target: 'serviceUserPassword', targetServiceUser: n.user, reMint: true } });
-          await waitUntil('CredentialRotation RotationComplete=True', async () => condition(await ctx.kube.get(crRef), 'RotationComplete')?.status === 'True', 180_000, ctx);
-          await waitUntil(`Secret ${n.password} released`, async () => !(await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: n.password })), 180_000, ctx);
-          const fresh = await passwordOf(next);
-          check(fresh !== undefined && fresh !== old, `no new password in Secret ${next}`);
-          check(await keystone.acceptsPassword('cinder', fresh!, 'service'), 'Keystone does not accept the new cinder password');
-          check(!(await keystone.acceptsPassword('cinder', old, 'service')), 'Keystone still accepts the old cinder password');
-          check((await ctx.bao.get(serviceRemoteKeys(ns, REAL_NAME, 'cinder').password))?.[SERVICE_PASSWORD_KEY] === fresh, 'OpenBao does not hold the new cinder password');
-          check(mints(ctx) === startMints, 'a mint during the password rotation');
-          await waitReady(ctx, ref, 180_000, (o) => condition(o, 'CinderReady')?.status === 'True');
+          const { next, fresh, mark } = await rotateServicePassword(ctx, keystone, ns, REAL_NAME, cinder);
           console.log(`    Cinder's password rotated: Secret ${next} in OpenBao and Keystone (accepted), the old one refused`);
-          await cinderValidatesAfterRotation(ctx, ns, REAL_NAME, user, fresh!, mark);
+          await cinderValidatesAfterRotation(ctx, ns, REAL_NAME, user, fresh, mark);
         }
 
         // 5. Deletion: every account, catalog row and endpoint leaves Keystone before its CR goes.
