@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { parse } from 'yaml';
-import { changed, fleetOf, fleetTemplate } from './fleet.mjs';
+import { changed, fleetOf, fleetTemplate, FLEETS } from './fleet.mjs';
 import { MEMO } from '../dist/memo.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -32,6 +32,7 @@ with the defaults, plus the long run with --long.
   --only LIST    run only these sections (comma-separated: cases, fleet, memos, scale, memory,
                  profile);
                  for iterating: a report to quote is a whole run
+  --fleet-sizes LIST  the fleet rows' sizes (comma-separated; default 1,30,300,3000)
   -h, --help     this text; nothing is run
 
 Exit codes: 0 done, 1 a measurement failed (non-2xx answers or errors), 2 usage error.`;
@@ -47,6 +48,7 @@ try {
       long: { type: 'boolean' },
       smoke: { type: 'boolean' },
       only: { type: 'string' },
+      'fleet-sizes': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }).values;
@@ -362,7 +364,9 @@ if (wanted('cases')) {
 // turn, the floor with the same bodies in the same order; "one changing" replaces, each round
 // (one turn through the fleet), one member's body with a body the server has not seen (the call
 // after a status write), a different member each round.
-const FLEET_SIZES = SMOKE ? [1, 3] : [1, 30, 300, 3000];
+const FLEET_SIZES = args['fleet-sizes'] !== undefined
+  ? args['fleet-sizes'].split(',').map((n) => number('fleet-sizes', n, undefined, { whole: true }))
+  : SMOKE ? [1, 3] : [1, 30, 300, 3000];
 const FLEET_CONCURRENCY = SMOKE ? [16] : [16, 2];
 const FLEET_GOAL = { size: 300, connections: 16, ratio: 0.8, cpu: 1.3, p99: 1.5 };
 const memoLookups = async () => {
@@ -383,54 +387,59 @@ const hitRates = (before, after) =>
     .map((c) => `${memo(c.memo)} ${((100 * c.hit) / (c.hit + c.miss)).toFixed(0)} %`)
     .join(', ');
 const memo = (name) => name.replace(/_/g, '-');
-const fleetMembers = [];
-let fleetAnswer;
-/** The fleet's members (made once, for the fleet rows and the long run). */
-async function prepareFleet() {
-  if (fleetMembers.length > 0) return;
-  progress('fleet: simulating a ControlPlane to convergence');
-  let template = await fleetTemplate(root);
+/** Each fleet's members and the template's answer (made once, for the fleet rows, the memo table and the long run). */
+const fleets = new Map();
+/** The fleet made from `spec` (bench/fleet.mjs FLEETS): its members, and the server's answer to the template. */
+async function prepareFleet(spec) {
+  if (fleets.has(spec.key)) return fleets.get(spec.key);
+  progress(`fleet (${spec.label}): simulating a ControlPlane to convergence`);
+  let template = await fleetTemplate(root, spec.example);
+  let answer;
   // Its steady resync under the server's clock: the status it answers fed back until it repeats.
   for (let i = 0; ; i++) {
-    fleetAnswer = await answerOf('/controlplane/sync', template);
+    answer = await answerOf('/controlplane/sync', template);
     const request = JSON.parse(template);
-    const status = JSON.parse(fleetAnswer).status;
+    const status = JSON.parse(answer).status;
     if (JSON.stringify(request.parent.status) === JSON.stringify(status)) break;
-    if (i >= 5) throw new Error('bench: the fleet template\'s status never settles');
+    if (i >= 5) throw new Error(`bench: the fleet template's status never settles (${spec.example})`);
     request.parent.status = status;
     template = JSON.stringify(request);
   }
-  const ready = JSON.parse(fleetAnswer).status.conditions.find((c) => c.type === 'Ready');
-  if (ready?.status !== 'True') throw new Error(`bench: the fleet template is not Ready: ${JSON.stringify(ready)}`);
+  const ready = JSON.parse(answer).status.conditions.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') throw new Error(`bench: the fleet template (${spec.example}) is not Ready: ${JSON.stringify(ready)}`);
   const fleet = fleetOf(template);
   const largest = Math.max(...FLEET_SIZES);
-  progress(`fleet: ${largest} members`);
-  for (let i = 0; i < largest; i++) fleetMembers.push(fleet.member(i));
+  progress(`fleet (${spec.label}): ${largest} members`);
+  const members = [];
+  for (let i = 0; i < largest; i++) members.push(fleet.member(i));
   // Every member a valid converged request: its answer is the template's, rewritten alike (all of
   // the first 30, then every 10th; and one changed body).
-  const checked = fleetMembers.map((m, i) => ({ m, i })).filter(({ i }) => i < 30 || i % 10 === 0);
-  progress(`fleet: checking ${checked.length} members' answers`);
+  const checked = members.map((m, i) => ({ m, i })).filter(({ i }) => i < 30 || i % 10 === 0);
+  progress(`fleet (${spec.label}): checking ${checked.length} members' answers`);
   for (const { m, i } of checked) {
-    if ((await answerOf('/controlplane/sync', m.body)) !== m.answer(fleetAnswer)) throw new Error(`bench: fleet member ${i}'s answer is not the template's rewritten`);
+    if ((await answerOf('/controlplane/sync', m.body)) !== m.answer(answer)) throw new Error(`bench: fleet member ${i}'s answer is not the template's rewritten (${spec.example})`);
   }
-  if ((await answerOf('/controlplane/sync', changed(fleetMembers[0].body, 0))) !== fleetMembers[0].answer(fleetAnswer)) throw new Error('bench: a changed fleet member\'s answer differs');
+  if ((await answerOf('/controlplane/sync', changed(members[0].body, 0))) !== members[0].answer(answer)) throw new Error(`bench: a changed fleet member's answer differs (${spec.example})`);
+  const prepared = { ...spec, members, answer };
+  fleets.set(spec.key, prepared);
+  return prepared;
 }
 /** The k-th request's body: member k mod n; with `changing`, each round one member's body is new. */
-function fleetSource(n, changing) {
+function fleetSource(fleet, n, changing) {
   let round = -1;
   let changedBody;
   const source = (k) => {
     const i = k % n;
-    if (!changing) return fleetMembers[i].body;
+    if (!changing) return fleet.members[i].body;
     const r = Math.floor(k / n);
-    if (i !== r % n) return fleetMembers[i].body;
+    if (i !== r % n) return fleet.members[i].body;
     if (r !== round) {
       round = r;
-      changedBody = changed(fleetMembers[i].body, r + changing.offset);
+      changedBody = changed(fleet.members[i].body, r + changing.offset);
     }
     return changedBody;
   };
-  source.label = `fleet of ${n}${changing ? ', one changing per round' : ''}`;
+  source.label = `fleet (${fleet.label}) of ${n}${changing ? ', one changing per round' : ''}`;
   return source;
 }
 
@@ -438,10 +447,11 @@ if (wanted('fleet')) {
   out();
   out('## A fleet of converged ControlPlanes, each resynced in turn (issue 34)');
   out();
-  await prepareFleet();
+  const prepared = [];
+  for (const spec of FLEETS) prepared.push(await prepareFleet(spec));
   out(
-    `The fleet: ${Math.max(...FLEET_SIZES).toLocaleString('en')} converged ControlPlanes made from one the simulation took to convergence (\`bench/fleet.mjs\`): each its own namespace, name and uids, rewritten everywhere they occur (children, owner references, remote keys, last-applied annotations, Secret values and the hashes over them); ` +
-      'the answers to the first 30 members and to every 10th after were checked to be the template\'s answer rewritten alike (Ready True). A row of size N sends members 0 … N − 1 in turn, round after round, to the hook and to the floor (the same bodies in the same order; the floor\'s fixed answer is member 0\'s). ' +
+    `The fleets: ${Math.max(...FLEET_SIZES).toLocaleString('en')} converged ControlPlanes made from one the simulation took to convergence (\`bench/fleet.mjs\`), for each of ${prepared.map((f) => `"${f.label}" (\`${f.example}\`, ${kib(f.members[0].body)} KiB a request)`).join(' and ')}: each its own namespace, name and uids, rewritten everywhere they occur (children, owner references, remote keys, last-applied annotations, Secret values and the hashes over them); ` +
+      'the answers to the first 30 members and to every 10th after were checked to be the template\'s answer rewritten alike (Ready True). A row of size N sends members 0 … N − 1 in turn, round after round, to the hook and to the floor (the same bodies in the same order; the floor\'s fixed answer is member 0\'s of that fleet). ' +
       '"one changing" gives one member per round (a different one each round) a body the server has not seen, its parent\'s resourceVersion moved on: the call after a status write. ' +
       '"memo hits" are the hook\'s memo lookups during the measured repeats (`c5c3_hooks_memo_lookups_total` in /metrics); RSS is the server\'s after the cell. ' +
       `Goal (issue 34) at N = ${FLEET_GOAL.size}, concurrency ${FLEET_GOAL.connections}: ratio ≥ ${FLEET_GOAL.ratio}, CPU ≤ ${FLEET_GOAL.cpu} × the floor's, p99 ≤ ${FLEET_GOAL.p99} × the floor's.`,
@@ -449,39 +459,41 @@ if (wanted('fleet')) {
   out();
   out('| case | changing | conc. | hook req/s | floor req/s | hook/floor | hook p99 ms | floor p99 ms | p99 × floor | CPU µs/req hook | CPU × floor | goal | RSS MB | memo hits |');
   out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
-  await setFloor(fleetAnswer);
   let changingOffset = 0;
-  for (const n of FLEET_SIZES) {
-    for (const changing of [false, true]) {
-      for (const connections of FLEET_CONCURRENCY) {
-        // Each measurement starts its rounds anew; the changed bodies stay new across them.
-        const source = () => fleetSource(n, changing && { offset: (changingOffset += 1_000_000) });
-        const routes = ['/controlplane/sync', '/bench/floor'];
-        for (const path of routes) await load(path, source(), connections, WARMUP_SECONDS, { quiet: true });
-        const before = await memoLookups();
-        const runs = [];
-        let memoAfter;
-        for (let r = 0; r < REPEATS; r++) {
-          const run = {};
-          run['/controlplane/sync'] = await load('/controlplane/sync', source(), connections, SECONDS);
-          memoAfter = await memoLookups();
-          run['/bench/floor'] = await load('/bench/floor', source(), connections, SECONDS);
-          runs.push(run);
+  for (const fleet of prepared) {
+    await setFloor(fleet.answer);
+    for (const n of FLEET_SIZES) {
+      for (const changing of [false, true]) {
+        for (const connections of FLEET_CONCURRENCY) {
+          // Each measurement starts its rounds anew; the changed bodies stay new across them.
+          const source = () => fleetSource(fleet, n, changing && { offset: (changingOffset += 1_000_000) });
+          const routes = ['/controlplane/sync', '/bench/floor'];
+          for (const path of routes) await load(path, source(), connections, WARMUP_SECONDS, { quiet: true });
+          const before = await memoLookups();
+          const runs = [];
+          let memoAfter;
+          for (let r = 0; r < REPEATS; r++) {
+            const run = {};
+            run['/controlplane/sync'] = await load('/controlplane/sync', source(), connections, SECONDS);
+            memoAfter = await memoLookups();
+            run['/bench/floor'] = await load('/bench/floor', source(), connections, SECONDS);
+            runs.push(run);
+          }
+          const rss = (await usage()).rss;
+          const [hook, floor] = routes;
+          const ratios = ratioOf(runs, hook, floor, (m) => m.rps);
+          const cpu = ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs);
+          const p99 = ratioOf(runs, hook, floor, (m) => m.p99);
+          let goal = '';
+          if (!changing && n === FLEET_GOAL.size && connections === FLEET_GOAL.connections) {
+            const missed = [median(ratios) >= FLEET_GOAL.ratio ? '' : 'ratio', median(cpu) <= FLEET_GOAL.cpu ? '' : 'CPU', median(p99) <= FLEET_GOAL.p99 ? '' : 'p99'].filter(Boolean);
+            goal = missed.length === 0 ? 'met' : `missed: ${missed.join(', ')}`;
+          }
+          out(
+            `| fleet (${fleet.label}), N = ${n} | ${changing ? 'one per round' : 'none'} | ${connections} | ${stat(runs, (r) => r[hook].rps, int)} | ${stat(runs, (r) => r[floor].rps, int)} | ratio ${spread(ratios, two)} ` +
+              `| ${stat(runs, (r) => r[hook].p99, ms)} | ${stat(runs, (r) => r[floor].p99, ms)} | ${spread(p99, two)} | ${stat(runs, (r) => r[hook].cpuUs, int)} | ${spread(cpu, two)} | ${goal} | ${mb(rss)} | ${hitRates(before, memoAfter)} |`,
+          );
         }
-        const rss = (await usage()).rss;
-        const [hook, floor] = routes;
-        const ratios = ratioOf(runs, hook, floor, (m) => m.rps);
-        const cpu = ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs);
-        const p99 = ratioOf(runs, hook, floor, (m) => m.p99);
-        let goal = '';
-        if (!changing && n === FLEET_GOAL.size && connections === FLEET_GOAL.connections) {
-          const missed = [median(ratios) >= FLEET_GOAL.ratio ? '' : 'ratio', median(cpu) <= FLEET_GOAL.cpu ? '' : 'CPU', median(p99) <= FLEET_GOAL.p99 ? '' : 'p99'].filter(Boolean);
-          goal = missed.length === 0 ? 'met' : `missed: ${missed.join(', ')}`;
-        }
-        out(
-          `| fleet, N = ${n} | ${changing ? 'one per round' : 'none'} | ${connections} | ${stat(runs, (r) => r[hook].rps, int)} | ${stat(runs, (r) => r[floor].rps, int)} | ratio ${spread(ratios, two)} ` +
-            `| ${stat(runs, (r) => r[hook].p99, ms)} | ${stat(runs, (r) => r[floor].p99, ms)} | ${spread(p99, two)} | ${stat(runs, (r) => r[hook].cpuUs, int)} | ${spread(cpu, two)} | ${goal} | ${mb(rss)} | ${hitRates(before, memoAfter)} |`,
-        );
       }
     }
   }
@@ -490,8 +502,9 @@ if (wanted('memos')) {
   out();
   out('## What each memo saves at fleet traffic');
   out();
-  await prepareFleet();
-  await setFloor(fleetAnswer);
+  // The fleet with every service declared: the most stages, the most children.
+  const memoFleet = await prepareFleet(FLEETS[FLEETS.length - 1]);
+  await setFloor(memoFleet.answer);
   const switchOff = async (off) => {
     const r = await fetch(`${server.url}/bench/memos`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ off }) });
     if (!r.ok) throw new Error(`bench: PUT /bench/memos answered ${r.status}`);
@@ -504,7 +517,7 @@ if (wanted('memos')) {
     // empty are filled again), every repeat; CPU per hook call, hit rates from the runs with all on.
     await switchOff([]);
     const warm = await memoLookups();
-    await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+    await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
     // Only the memos this traffic looks up are switched off (the others cannot save anything here).
     const looked = await memoLookups();
     const MEMO_NAMES = Object.values(MEMO).filter((m) => (looked.get(m)?.hit ?? 0) + (looked.get(m)?.miss ?? 0) > (warm.get(m)?.hit ?? 0) + (warm.get(m)?.miss ?? 0));
@@ -514,9 +527,9 @@ if (wanted('memos')) {
     let lookups = new Map();
     for (let r = 0; r < REPEATS; r++) {
       await switchOff([]);
-      await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
+      await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
       const before = await memoLookups();
-      onRuns.push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
+      onRuns.push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
       const after = await memoLookups();
       for (const [memo, c] of after) {
         const l = lookups.get(memo) ?? { hit: 0, miss: 0 };
@@ -524,13 +537,13 @@ if (wanted('memos')) {
       }
       for (const memo of MEMO_NAMES) {
         await switchOff([memo]);
-        await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
-        offRuns.get(memo).push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
+        await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+        offRuns.get(memo).push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
         // All on again, warmed up, and measured once more: each off run is compared with the
         // mean of the on runs just before and just after it (the machine drifts).
         await switchOff([]);
-        await load('/controlplane/sync', fleetSource(n, false), connections, WARMUP_SECONDS, { quiet: true });
-        onAfter.get(memo).push(await load('/controlplane/sync', fleetSource(n, false), connections, SECONDS));
+        await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+        onAfter.get(memo).push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
       }
     }
     for (const memo of Object.values(MEMO)) {
@@ -614,11 +627,11 @@ if (wanted('memory')) {
   out();
   out(`## Memory over a long run (${LONG.toLocaleString('en')} converged syncs, concurrency 16)`);
   out();
-  await prepareFleet();
+  const longFleet = await prepareFleet(FLEETS[FLEETS.length - 1]);
   const largest = Math.max(...FLEET_SIZES);
   for (const { label, body, source } of [
     { label: 'One converged body', body: JSON.stringify(convergedCall.request) },
-    { label: `The fleet of ${largest.toLocaleString('en')} converged ControlPlanes, each resynced in turn`, source: fleetSource(largest, false) },
+    { label: `The fleet (${longFleet.label}) of ${largest.toLocaleString('en')} converged ControlPlanes, each resynced in turn`, source: fleetSource(longFleet, largest, false) },
   ]) {
     const start = await usage();
     progress(`long run: ${LONG} converged syncs (${label})`);

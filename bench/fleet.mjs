@@ -29,8 +29,18 @@ const FLEET_NAMESPACE = 'fleetns';
 const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';
 const TOKENS = /fleetcp|fleetns|uid-(\d{4})\b/g;
 
-/** The steady sync request of a converged ControlPlane (text) and the simulated hook's answer to it. */
-export async function fleetTemplate(root) {
+/**
+ * The fleets the bench measures: the Keystone-only ControlPlane and the compute cloud (every
+ * service beside Keystone declared, a managed bus, an OVNCentral reference), each made from its
+ * example.
+ */
+export const FLEETS = [
+  { key: 'keystone', label: 'Keystone only', example: 'examples/controlplane.yaml' },
+  { key: 'cloud', label: 'every service', example: 'examples/controlplane-cloud.yaml' },
+];
+
+/** The steady sync request of a converged ControlPlane made from `example` (text). */
+export async function fleetTemplate(root, example) {
   let sim;
   const app = await buildServer({ logger: false, clock: () => sim.now, random: seededRandom('fleet') });
   const inject = app.inject.bind(app);
@@ -41,11 +51,11 @@ export async function fleetTemplate(root) {
     return res;
   };
   sim = new Simulation({ app, tickSeconds: 5 });
-  const input = parse(readFileSync(join(root, 'examples', 'controlplane.yaml'), 'utf8'));
+  const input = parse(readFileSync(join(root, example), 'utf8'));
   input.metadata = { name: FLEET_NAME, namespace: FLEET_NAMESPACE };
   const cp = sim.createControlPlane(input);
   const result = await runPhase(sim, cp, PHASES.converge, 200);
-  if (result.problems.length > 0) throw new Error(`bench: the fleet's ControlPlane did not converge: ${result.problems.join('; ')}`);
+  if (result.problems.length > 0) throw new Error(`bench: the fleet's ControlPlane (${example}) did not converge: ${result.problems.join('; ')}`);
   // Converged: step until the resync repeats byte for byte (its own status fed back).
   for (let i = 0; ; i++) {
     const before = last;

@@ -40,10 +40,13 @@ t.test('bench prints its report and progress, and writes only with --write', asy
   for (const dimension of ['observed children', 'CredentialRotations', 'access rules']) {
     for (const n of [1, 3]) t.match(r.stdout, new RegExp(`\\n\\| ${dimension} \\| ${n} \\| \\d+ \\| True AllReady \\| .*\\| ratio \\d+\\.\\d\\d`), `${dimension} × ${n}`);
   }
-  // The fleet rows (issue 34): each size, steady and with one member changing, with the memo hit rates.
-  for (const n of [1, 3]) {
-    for (const changing of ['none', 'one per round']) {
-      t.match(r.stdout, new RegExp(`\\n\\| fleet, N = ${n} \\| ${changing} \\| 16 \\| .*\\| ratio \\d+\\.\\d\\d .*\\| \\d+ \\| body \\d+ %, request-reading \\d+ %`), `fleet of ${n}, ${changing} changing`);
+  // The fleet rows (issue 34): each fleet (Keystone only, every service: issue 43) and size,
+  // steady and with one member changing, with the memo hit rates.
+  for (const fleet of ['Keystone only', 'every service']) {
+    for (const n of [1, 3]) {
+      for (const changing of ['none', 'one per round']) {
+        t.match(r.stdout, new RegExp(`\\n\\| fleet \\(${fleet}\\), N = ${n} \\| ${changing} \\| 16 \\| .*\\| ratio \\d+\\.\\d\\d .*\\| \\d+ \\| body \\d+ %, request-reading \\d+ %`), `${fleet}: fleet of ${n}, ${changing} changing`);
+      }
     }
   }
   // What each memo saves: every memo of the service has its row.
