@@ -226,7 +226,14 @@ async function answerOf(path, body) {
   let r;
   // The overload guard answers 429 until its first event-loop sample (500 ms after start).
   for (let tries = 0; ; tries++) {
-    r = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    try {
+      r = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    } catch (err) {
+      // A kept-alive connection the server closed while the bench was busy (making a fleet's
+      // members takes minutes): a new connection, once.
+      if (tries > 0) throw err;
+      continue;
+    }
     if (r.status !== 429 || tries >= 20) break;
     await r.text();
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -411,7 +418,10 @@ async function prepareFleet(spec) {
   const largest = Math.max(...FLEET_SIZES);
   progress(`fleet (${spec.label}): ${largest} members`);
   const members = [];
-  for (let i = 0; i < largest; i++) members.push(fleet.member(i));
+  for (let i = 0; i < largest; i++) {
+    members.push(fleet.member(i));
+    if ((i + 1) % 500 === 0) progress(`fleet (${spec.label}): ${i + 1} members made`);
+  }
   // Every member a valid converged request: its answer is the template's, rewritten alike (all of
   // the first 30, then every 10th; and one changed body).
   const checked = members.map((m, i) => ({ m, i })).filter(({ i }) => i < 30 || i % 10 === 0);
