@@ -12,10 +12,10 @@ import { SERVICE_PASSWORD_KEY, accountNames, childNames, rabbitmqName, serviceCh
 import { SERVICES, cinder, hasReference } from '../../src/api/services/index.js';
 import { stringAt } from '../../src/k8s/read.js';
 import type { Ref } from '../kube.js';
-import { KeystoneApi } from '../keystone.js';
+import type { KeystoneApi } from '../keystone.js';
 import { CLOUD } from '../../src/cli/hook-payloads.js';
 import type { Ctx, Scenario } from './support.js';
-import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, REAL_CLOUD_NS } from './support.js';
+import { unb64, secretValue, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, REAL_CLOUD_NS, keystoneApiOf } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
 import { cinderValidatesAfterRotation, usersReachCinder } from './real-apis.js';
 import { rotateServicePassword } from './service-password.js';
@@ -48,12 +48,7 @@ async function cloudIn(keystone: KeystoneApi): Promise<{ users: string[]; servic
 export function realCloudScenarios(): Scenario[] {
   const ref = cpRef(ns, REAL_NAME);
   const names = childNames(REAL_NAME);
-  const keystoneOf = (ctx: Ctx) => {
-    const url = ctx.keystones.urlOf(ns, names.keystone);
-    const password = ctx.keystones.adminPasswordOf(ns, names.keystone);
-    if (!url || !password) throw new AssertionError(`Keystone ${ns}/${names.keystone} does not serve`);
-    return new KeystoneApi(url, password);
-  };
+  const keystoneOf = (ctx: Ctx) => keystoneApiOf(ctx, ns, REAL_NAME);
   const crOf = (ctx: Ctx, d: (typeof SERVICES)[number]) => ctx.kube.get({ apiVersion: d.kind.apiVersion, kind: d.kind.kind, namespace: ns, name: serviceChildNames(REAL_NAME, d.name).cr });
   return [
     {

@@ -7,11 +7,11 @@ import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
 import { SERVICE_PASSWORD_KEY, childNames, serviceChildNames, serviceRemoteKeys } from '../../src/controlplane/names.js';
 import type { Ref } from '../kube.js';
-import { KeystoneApi } from '../keystone.js';
+import type { KeystoneApi } from '../keystone.js';
 import { SERVICES as HOOKS_SERVICES } from '../../src/cli/hook-payloads.js';
 import { SERVICES as ALL_SERVICES, placement } from '../../src/api/services/index.js';
 import type { Ctx, Scenario } from './support.js';
-import { unb64, secretValue, AssertionError, check, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS } from './support.js';
+import { unb64, secretValue, check, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS, keystoneApiOf } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
 import { rollout } from './upgrade.js';
 import { apiValidatesAfterRotation, servicesGoneForUsers, usersReachTheApis } from './real-apis.js';
@@ -44,12 +44,7 @@ export function realServicesScenarios(): Scenario[] {
   const ns = REAL_SERVICES_NS;
   const ref = cpRef(ns, REAL_NAME);
   const names = childNames(REAL_NAME);
-  const keystoneOf = (ctx: Ctx) => {
-    const url = ctx.keystones.urlOf(ns, names.keystone);
-    const password = ctx.keystones.adminPasswordOf(ns, names.keystone);
-    if (!url || !password) throw new AssertionError(`Keystone ${ns}/${names.keystone} does not serve`);
-    return new KeystoneApi(url, password);
-  };
+  const keystoneOf = (ctx: Ctx) => keystoneApiOf(ctx, ns, REAL_NAME);
   return [
     {
       id: 21,
