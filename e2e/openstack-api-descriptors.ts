@@ -1,7 +1,7 @@
 // The real OpenStack APIs the e2e suite runs behind the catalog (openstack-apis.ts), one entry per
 // service CR kind: the PyPI package and its venv, the WSGI application gunicorn serves, the config
-// files written from the CR alone, the database sync, the health probe. Adding a service (Cinder)
-// is one more entry here.
+// files written from the CR alone, the database sync, the health probe. Adding a service is one
+// more entry here.
 //
 // What each config holds follows the upstream operators' reconcilers (C5C3/cobaltcore @ da0515f0):
 // - operators/placement/internal/controller/reconcile_config.go operatorDefaults: [DEFAULT]
@@ -21,17 +21,43 @@
 //   spec.keystoneEndpoint, www_authenticate_uri = spec.keystonePublicEndpoint or else
 //   keystoneEndpoint, the service user's name, project and domains, region_name = spec.region;
 //   the password only through OS_KEYSTONE_AUTHTOKEN__PASSWORD, never in a file.
+// - operators/cinder/internal/controller (the files' newest stored commits): reconcile_config.go
+//   operatorDefaults @ 19c9630c: [DEFAULT] auth_strategy = keystone (a keystoneEndpoint is set),
+//   api_paste_config and resource_query_filters_file of the installed package (etc/cinder, as the
+//   image's --prefix), state_path/image_conversion_dir, host = the CR's name, use_stderr/debug;
+//   [database] with the placeholder (OS_DATABASE__CONNECTION); [oslo_messaging_rabbit] (the quorum
+//   options of internal/common/messaging RabbitSection @ 3a9f1685), [oslo_messaging_notifications]
+//   driver = noop, [oslo_concurrency] lock_path, [coordination] backend_url = file://…, the two
+//   privsep helper sections, glance_api_servers = spec.glanceEndpoint, [keystone_authtoken] and
+//   [service_user] (keystoneauth ServiceUserSection: the same account, send_service_user_token;
+//   its password through OS_SERVICE_USER__PASSWORD); no enabled_backends (each cinder-volume gets
+//   its own overlay, and the API reads none). reconcile_database.go @ 19c9630c: `cinder-manage
+//   --config-dir … db sync`; the bus URL reaches every process as OS_DEFAULT__TRANSPORT_URL
+//   (cinderWorkloadEnv). reconcile_deployment.go @ 10fd815b: the WSGI module
+//   cinder.wsgi.api:application under uWSGI with `--pyargv "--config-dir …"` (the entry parses
+//   sys.argv: cinder/wsgi/wsgi.py initialize_application), the probe GET /healthcheck
+//   (reconcile_healthcheck.go @ 16702690). reconcile_secrets.go @ 25389902: SecretsReady waits for
+//   the DB credential (`username`, `password`) and the service-user password;
+//   reconcile_messaging.go @ b1fec406 with messaging.go resolveBrownfield: the transport URL from
+//   spec.messaging.secretRef (key transport_url), scheme rabbit, else WaitingForMessagingCredentials.
 // Where the suite differs, on purpose: the database is SQLite in the instance's directory (the DB
 // credential Secret is read and reported, not used); Glance's store is a file store per
 // GlanceBackend (no S3 here), its sections in glance-api.conf (the stock WSGI entry reads that one
 // file; upstream mounts a second --config-dir); no memcached_servers (the suite's Memcached is a
 // stand-in nothing listens for); no [import_filtering_opts]/[image_import_opts] (they concern
 // web-download imports only) and no metadefs load; gunicorn serves the WSGI application for
-// every release (upstream: uWSGI, and the eventlet glance-api server below 2026.1).
+// every release (upstream: uWSGI, and the eventlet glance-api server below 2026.1). Cinder's API
+// takes the bus URL from the messaging Secret (read, checked, its digest rolls the process as
+// upstream's transport-url-hash does) but runs with oslo.messaging's `fake://` driver: the API
+// only casts to the scheduler and volume services, which do not run here, and no request the
+// suite makes reaches the bus. Its argv (uWSGI's --pyargv) is set by a two-line module in the
+// instance's directory that gunicorn loads. The CinderBackends configure cinder-volume, which the
+// suite does not run: each is Ready once attached to an existing Cinder (CredentialsReady: an NFS
+// export needs none), and the API's config does not name them, as upstream's does not.
 import { stringify } from 'yaml';
 import { join } from 'node:path';
 import type { Obj } from '../src/sim/cluster.js';
-import { placement, glance } from '../src/api/services/index.js';
+import { placement, glance, cinder } from '../src/api/services/index.js';
 import type { VenvName } from './venvs.js';
 
 type Ini = Record<string, Record<string, string>>;
@@ -40,17 +66,25 @@ type Ini = Record<string, Record<string, string>>;
 export interface ApiConfigInput {
   cr: Obj;
   dir: string;
+  /** The venv the program runs from (for the data files its package installs). */
+  venv: string;
   /** The attached parts projected into the config (names, in order) and the default one. */
   parts?: { names: string[]; defaultName: string };
 }
 
-/** Children of a service's own that its config projects (Glance's backends). */
+/** Children of a service's own, attached to its CR (Glance's and Cinder's backends). */
 export interface PartsDescriptor {
   kind: string;
   /** The name of the CR a part attaches to. */
   parentOf(part: Obj): string | undefined;
-  /** The Secret whose keys must all be present before the part is projected (upstream's credential gate). */
+  /** The Secret whose keys must all be present before the part is projected (upstream's credential gate); no keys, none needed. */
   credentials(part: Obj): { secret: string | undefined; keys: string[] };
+  /**
+   * Whether the API's own config projects the parts (Glance's stores: exactly one the default);
+   * otherwise they configure processes the suite does not run (Cinder's volume services), and a
+   * part is Ready once its CR exists.
+   */
+  projectedIntoApi: boolean;
   isDefault(part: Obj): boolean;
 }
 
@@ -66,8 +100,14 @@ export interface ApiDescriptor {
   servicePort: number;
   /** What gunicorn serves. */
   wsgiApp: string;
-  /** The variable naming the directory the WSGI entry reads its config from. */
-  configDirEnv: string;
+  /** The variable naming the directory the WSGI entry reads its config from, if it reads one. */
+  configDirEnv?: string;
+  /** The arguments the WSGI entry parses from sys.argv (uWSGI's --pyargv), if it does. */
+  wsgiArgv?: (dir: string) => string[];
+  /** Besides [keystone_authtoken], the config sections whose password is the service user's (OS_<SECTION>__PASSWORD). */
+  passwordSections?: string[];
+  /** The API reads spec.messaging.secretRef's transport URL (and runs on oslo.messaging's fake:// driver here). */
+  messaging?: boolean;
   /** The config section of the database connection: its OS_<SECTION>__CONNECTION override carries the URL. */
   databaseSection: string;
   /** The CR's condition for the API's health probe (upstream's <Kind>APIReady). */
@@ -99,6 +139,12 @@ function keystoneAuthtoken(cr: Obj): Record<string, string> {
   };
   if (spec.region) section.region_name = spec.region;
   return section;
+}
+
+/** [service_user]: the [keystone_authtoken] account sending its own token too (keystoneauth.ServiceUserSection). */
+function serviceUserSection(cr: Obj): Record<string, string> {
+  const { www_authenticate_uri: _, ...client } = keystoneAuthtoken(cr);
+  return { ...client, send_service_user_token: 'true' };
 }
 
 /** spec.extraConfig over the operator's sections, and inline policy rules as policy.yaml (as upstream). */
@@ -197,8 +243,63 @@ export const GLANCE_API: ApiDescriptor = {
     parentOf: (b) => b.spec?.glanceRef?.name,
     // glancebackend_types.go S3AccessKeyIDKey / S3SecretAccessKeyKey, gated by the GlanceBackend controller.
     credentials: (b) => ({ secret: b.spec?.s3?.credentialsSecretRef?.name, keys: ['access-key-id', 'secret-access-key'] }),
+    projectedIntoApi: true,
     isDefault: (b) => b.spec?.isDefault === true,
   },
 };
 
-export const OPENSTACK_APIS: readonly ApiDescriptor[] = [PLACEMENT_API, GLANCE_API];
+/** The oslo.messaging transport the Cinder API runs with: in-process, no broker. */
+export const FAKE_TRANSPORT_URL = 'fake://';
+
+export const CINDER_API: ApiDescriptor = {
+  kind: cinder.kind.kind,
+  program: 'cinder',
+  package: 'cinder',
+  venv: 'cinder',
+  servicePort: cinder.port,
+  wsgiApp: 'cinder.wsgi.api:application',
+  wsgiArgv: (dir) => ['--config-dir', dir],
+  passwordSections: ['service_user'],
+  messaging: true,
+  databaseSection: 'database',
+  apiCondition: 'CinderAPIReady',
+  probePath: '/healthcheck',
+  configFiles: ({ cr, dir, venv }) => {
+    const state = join(dir, 'state');
+    const privsep = { helper_command: `privsep-helper --config-dir ${dir}`, capabilities: '' };
+    const sections: Ini = {
+      DEFAULT: {
+        auth_strategy: cr.spec?.keystoneEndpoint ? 'keystone' : 'noauth',
+        api_paste_config: join(venv, 'etc', 'cinder', 'api-paste.ini'),
+        resource_query_filters_file: join(venv, 'etc', 'cinder', 'resource_filters.json'),
+        state_path: state,
+        image_conversion_dir: join(state, 'conversion'),
+        host: cr.metadata.name,
+        ...(cr.spec?.glanceEndpoint ? { glance_api_servers: cr.spec.glanceEndpoint } : {}),
+        ...debugOff,
+      },
+      database: { connection: DB_PLACEHOLDER },
+      oslo_messaging_rabbit: { rabbit_quorum_queue: 'true', rabbit_transient_quorum_queue: 'true', use_queue_manager: 'true' },
+      oslo_messaging_notifications: { driver: 'noop' },
+      oslo_concurrency: { lock_path: join(state, 'tmp') },
+      coordination: { backend_url: `file://${join(state, 'coordination')}` },
+      cinder_sys_admin: privsep,
+      privsep_osbrick: privsep,
+      keystone_authtoken: keystoneAuthtoken(cr),
+      service_user: serviceUserSection(cr),
+    };
+    return withOverrides(cr, dir, sections, {}, 'cinder.conf');
+  },
+  dbSync: (dir) => [['cinder-manage', '--config-dir', dir, 'db', 'sync']],
+  parts: {
+    kind: cinder.partKinds[0].kind,
+    parentOf: (b) => b.spec?.cinderRef?.name,
+    // cinderbackend_controller.go @ 29e13d75: an NFS export needs no credentials (the RBD key gate
+    // is for Ceph backends, which the ControlPlane does not project).
+    credentials: () => ({ secret: undefined, keys: [] }),
+    projectedIntoApi: false,
+    isDefault: () => false,
+  },
+};
+
+export const OPENSTACK_APIS: readonly ApiDescriptor[] = [PLACEMENT_API, GLANCE_API, CINDER_API];

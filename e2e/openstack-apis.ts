@@ -1,26 +1,31 @@
 // The service operators of the real-Keystone namespaces, with the real APIs: for each service CR
-// (openstack-api-descriptors.ts: Placement, Glance) the real OpenStack API from its PyPI venv,
-// served by gunicorn on 127.0.0.1 and reached at its in-cluster Service URL
+// (openstack-api-descriptors.ts: Placement, Glance, Cinder) the real OpenStack API from its PyPI
+// venv, served by gunicorn on 127.0.0.1 and reached at its in-cluster Service URL
 // `http://{cr}.{ns}.svc:{port}` through the suite's forward proxy — the URL the hooks register in
 // the catalog. Configured only from the CR and the Secrets it names: the service user and the
 // password Secret, keystoneEndpoint, region, the DB credential Secret (read and reported; the
-// database is SQLite), Glance's GlanceBackends (file stores). What the upstream operators do, as
+// database is SQLite), Glance's GlanceBackends (file stores), Cinder's messaging Secret (read and
+// reported; the API runs on oslo.messaging's fake:// driver). What the upstream operators do, as
 // far as one process per CR goes (C5C3/cobaltcore @ da0515f0, operators/{placement,glance}/
-// internal/controller):
+// internal/controller; the cinder operator's files as openstack-api-descriptors.ts cites them):
 // - the config is rendered from the spec; the password and the DB URL reach the process only by
 //   environment (keystoneauth.PasswordEnvVar, database.ConnectionEnvVarForSection);
 // - the pods roll when what they are started from changes: the config (content-hashed ConfigMap),
-//   the image, the Secret the password's env var names, the SHA-256 of the DB URL and of the
-//   service-user password (reconcile_deployment.go db-connection-hash / authtoken-hash
-//   annotations) — so a new `serviceUser.secretRef`, or a new password in the same Secret,
-//   restarts the API with it. The new process starts beside the old
-//   one and takes the Service only once it answers its probe (a rolling update); one that does not
-//   come up is stopped and the old one keeps serving, the CR not Ready;
+//   the image, the Secret the password's env var names, the SHA-256 of the DB URL, of the
+//   service-user password and (Cinder) of the transport URL (reconcile_deployment.go
+//   db-connection-hash / authtoken-hash / transport-url-hash annotations) — so a new
+//   `serviceUser.secretRef`, or a new password in the same Secret, restarts the API with it. The
+//   new process starts beside the old one and takes the Service only once it answers its probe (a
+//   rolling update); one that does not come up is stopped and the old one keeps serving, the CR
+//   not Ready;
 // - the database is synced before the first start and again for a new image (the db-sync Job);
 // - the CR's conditions: SecretsReady (the password and DB credential Secrets: reason
-//   WaitingForDBCredentials as database.ReconcileConnectionSecret), BackendsReady (Glance),
+//   WaitingForDBCredentials as database.ReconcileConnectionSecret; Cinder's transport URL:
+//   WaitingForMessagingCredentials as messaging.ReconcileTransportURLSecret; a URL that is not
+//   rabbit://, upstream a reconcile error, here InvalidTransportURL), BackendsReady (Glance),
 //   DatabaseReady, DeploymentReady, <Kind>APIReady (the health probe, through the in-cluster
 //   Service URL as reconcile_healthcheck.go does), and Ready over them at the CR's generation;
+// - a CinderBackend: CredentialsReady (none needed) and Ready once its Cinder exists;
 // - a GlanceBackend: CredentialsReady (its S3 credentials Secret holds `access-key-id` and
 //   `secret-access-key`), ConfigProjected (the serving Glance's config has its store), Ready.
 // The venvs hold one release (2025.2): a CR asking for another image is served by the same code,
@@ -36,7 +41,7 @@ import { condition } from '../src/sim/operators.js';
 import type { Kube } from './kube.js';
 import type { ProcessStarter } from './keystone.js';
 import { UNRECORDED, type ForwardProxy, type Route } from './forward-proxy.js';
-import { KEYSTONE_PASSWORD_ENV, type ApiDescriptor } from './openstack-api-descriptors.js';
+import { FAKE_TRANSPORT_URL, KEYSTONE_PASSWORD_ENV, type ApiDescriptor } from './openstack-api-descriptors.js';
 
 const run = promisify(execFile);
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -74,7 +79,15 @@ interface Resolved {
   template?: string;
   passwordSha?: string;
   db?: string;
+  /** The bus the messaging Secret names (scheme, host and path: never its credentials). */
+  bus?: string;
 }
+
+/** The transport URL's variable (messaging.TransportURLEnvVarName) and the key of the messaging Secret it is read from. */
+const TRANSPORT_URL_ENV = 'OS_DEFAULT__TRANSPORT_URL';
+const TRANSPORT_URL_KEY = 'transport_url';
+/** The module gunicorn loads for a WSGI entry that parses sys.argv: it sets the arguments uWSGI's --pyargv would. */
+const ARGV_SHIM = 'c5c3_wsgi_argv';
 
 export class OpenStackApis {
   private readonly instances = new Map<string, Instance>();
@@ -187,10 +200,22 @@ export class OpenStackApis {
     } else if (dbData === undefined || dbUser === undefined || dbPassword === undefined) {
       out.missing = { reason: 'WaitingForDBCredentials', message: dbData === undefined ? `Upstream database credentials Secret ${ns}/${db.secretRef?.name} not found` : `Upstream database credentials Secret ${ns}/${db.secretRef?.name} missing key ${dbUser === undefined ? '"username"' : '"password"'}` };
     }
+    // messaging.resolveBrownfield: the URL verbatim from spec.messaging.secretRef, scheme rabbit.
+    let transportUrl: string | undefined;
+    if (inst.d.messaging && !out.missing) {
+      const ref = cr.spec?.messaging?.secretRef;
+      const data = secretData(ref?.name);
+      transportUrl = value(data, ref?.key ?? TRANSPORT_URL_KEY);
+      const bus = transportUrl === undefined ? undefined : parseBus(transportUrl);
+      if (!ref) out.missing = { reason: 'WaitingForMessagingCredentials', message: 'spec.messaging names no transport-URL Secret (the suite reads spec.messaging.secretRef only)' };
+      else if (transportUrl === undefined) out.missing = { reason: 'WaitingForMessagingCredentials', message: data === undefined ? `brownfield transport-URL Secret ${ns}/${ref.name} not found` : `brownfield transport-URL Secret ${ns}/${ref.name} missing key "${ref.key ?? TRANSPORT_URL_KEY}"` };
+      else if (bus === undefined) out.missing = { reason: 'InvalidTransportURL', message: `the transport URL in Secret ${ns}/${ref.name} key "${ref.key ?? TRANSPORT_URL_KEY}": scheme must be rabbit` };
+      else out.bus = bus;
+    }
     const host = db.clusterRef ? `${db.clusterRef.name}.${ns}.svc:${db.port ?? 3306}` : `${db.host}:${db.port ?? 3306}`;
     out.db = `user ${dbUser ?? '?'} at ${host}/${db.database ?? '?'}`;
     let projected: { names: string[]; defaultName: string } | undefined;
-    if (inst.d.parts) {
+    if (inst.d.parts?.projectedIntoApi) {
       const ready = parts.filter((p) => this.credentialsMissing(inst.d, p, secrets) === undefined).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
       const defaults = ready.filter((p) => inst.d.parts!.isDefault(p));
       const pending = parts.filter((p) => !ready.includes(p)).map((p) => `${p.metadata.name} (credentials not ready)`);
@@ -204,26 +229,33 @@ export class OpenStackApis {
           : { ok: true, reason: 'AllBackendsProjected', message: 'All attached backends are projected', ...projected };
       }
     }
-    if (out.missing || (inst.d.parts && !projected)) return out;
-    out.files = inst.d.configFiles({ cr, dir: inst.dir, parts: projected });
+    if (out.missing || (inst.d.parts?.projectedIntoApi && !projected)) return out;
+    out.files = inst.d.configFiles({ cr, dir: inst.dir, venv: this.venvOf(inst.d), parts: projected });
+    if (inst.d.wsgiArgv) {
+      const [module, attr] = inst.d.wsgiApp.split(':');
+      out.files[`${ARGV_SHIM}.py`] = `import sys\nsys.argv[1:] = ${JSON.stringify(inst.d.wsgiArgv(inst.dir))}\nfrom ${module} import ${attr} as application  # noqa: E402\n`;
+    }
     const dbUrl = `sqlite:///${join(inst.dir, `${inst.d.program}.db`)}?timeout=30`;
     const dsn = `mysql+pymysql://${dbUser}:${dbPassword}@${host}/${db.database ?? ''}`;
     out.passwordSha = sha(password!);
     out.env = {
-      [inst.d.configDirEnv]: inst.dir,
+      ...(inst.d.configDirEnv ? { [inst.d.configDirEnv]: inst.dir } : {}),
       [`OS_${inst.d.databaseSection.toUpperCase()}__CONNECTION`]: dbUrl,
       [KEYSTONE_PASSWORD_ENV]: password!,
+      ...Object.fromEntries((inst.d.passwordSections ?? []).map((section) => [`OS_${section.toUpperCase()}__PASSWORD`, password!])),
+      ...(inst.d.messaging ? { [TRANSPORT_URL_ENV]: FAKE_TRANSPORT_URL } : {}),
       HOME: inst.dir,
       ...this.proxy.env(),
     };
     const image = `${cr.spec?.image?.repository ?? ''}:${cr.spec?.image?.tag ?? ''}`;
     // The pod template: the config, the image, the Secret the password env var names, and the digests.
-    out.template = sha(JSON.stringify([out.files, image, user.secretRef?.name, sha(dsn), out.passwordSha]));
+    out.template = sha(JSON.stringify([out.files, image, user.secretRef?.name, sha(dsn), out.passwordSha, transportUrl === undefined ? '' : sha(transportUrl)]));
     return out;
   }
 
   private credentialsMissing(d: ApiDescriptor, part: Obj, secrets: Obj[]): string | undefined {
     const { secret, keys } = d.parts!.credentials(part);
+    if (keys.length === 0) return undefined;
     const data = secrets.find((s) => s.metadata.namespace === part.metadata.namespace && s.metadata.name === secret)?.data ?? {};
     const absent = keys.filter((k) => data[k] === undefined);
     if (secret === undefined || absent.length > 0) return `Secret ${secret} lacks ${absent.join(', ')}`;
@@ -249,7 +281,8 @@ export class OpenStackApis {
       }
       const port = await this.procs.freePort();
       inst.starts++;
-      const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}`, bin('gunicorn'), ['--bind', `127.0.0.1:${port}`, '--workers', '1', '--threads', '4', '--timeout', '300', '--no-control-socket', inst.d.wsgiApp], r.env!);
+      const app = inst.d.wsgiArgv ? ['--pythonpath', inst.dir, `${ARGV_SHIM}:application`] : [inst.d.wsgiApp];
+      const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}`, bin('gunicorn'), ['--bind', `127.0.0.1:${port}`, '--workers', '1', '--threads', '4', '--timeout', '300', '--no-control-socket', ...app], r.env!);
       proc = { port, handle };
       const until = Date.now() + START_TIMEOUT_MS;
       while (!(await this.answers(`http://127.0.0.1:${port}${inst.d.probePath}`))) {
@@ -286,7 +319,7 @@ export class OpenStackApis {
     const current = !!r.template && inst.serving?.template === r.template;
     const probe = !!inst.serving && (await this.answers(`${serviceUrl}${inst.d.probePath}`, true));
     const out: [string, boolean, string, string][] = [
-      ['SecretsReady', !r.missing, r.missing?.reason ?? 'SecretsAvailable', r.missing?.message ?? `the service-user password and the DB credential (${r.db}; the e2e API runs on SQLite) are read`],
+      ['SecretsReady', !r.missing, r.missing?.reason ?? 'SecretsAvailable', r.missing?.message ?? `the service-user password and the DB credential (${r.db}; the e2e API runs on SQLite)${r.bus ? ` and the transport URL (${r.bus}; the e2e API runs on oslo.messaging's ${FAKE_TRANSPORT_URL})` : ''} are read`],
     ];
     if (r.backends) out.push(['BackendsReady', r.backends.ok, r.backends.reason, r.backends.message]);
     out.push(['DatabaseReady', inst.syncedImage !== undefined, inst.syncedImage ? 'DatabaseSynced' : 'WaitingForDatabase', inst.syncedImage ? `${inst.d.program} db sync done for ${inst.syncedImage}` : 'the database is not synced yet']);
@@ -301,6 +334,12 @@ export class OpenStackApis {
 
   private partConditions(inst: Instance, part: Obj, r: Resolved, secrets: Obj[]): [string, boolean, string, string][] {
     const missing = this.credentialsMissing(inst.d, part, secrets);
+    if (!inst.d.parts!.projectedIntoApi) {
+      return [
+        ['CredentialsReady', !missing, missing ? 'WaitingForCredentials' : 'CredentialsAvailable', missing ?? 'no credentials needed'],
+        ['Ready', !missing, missing ? 'WaitingForCredentials' : 'Ready', missing ? `CredentialsReady: ${missing}` : `attached to ${inst.d.kind} ${inst.name} (the ${inst.d.program} processes that use it do not run in the e2e suite)`],
+      ];
+    }
     const projected = !!r.template && inst.serving?.template === r.template && (r.backends?.names ?? []).includes(part.metadata.name);
     const out: [string, boolean, string, string][] = [
       ['CredentialsReady', !missing, missing ? 'WaitingForCredentials' : 'CredentialsAvailable', missing ?? 'credentials available'],
@@ -326,5 +365,15 @@ export class OpenStackApis {
     } catch (err) {
       this.note(`status of ${o.kind} ${o.metadata.namespace}/${o.metadata.name}: ${(err as Error).message}`);
     }
+  }
+}
+
+/** A rabbit:// transport URL's scheme, hosts and vhost, without its credentials; undefined for another scheme or no URL. */
+function parseBus(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'rabbit:' && u.host ? `rabbit://${u.host}${u.pathname || '/'}` : undefined;
+  } catch {
+    return undefined;
   }
 }

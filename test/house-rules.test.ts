@@ -60,7 +60,7 @@ function importGraph(): Map<string, string[]> {
 /** The layers of src/, lowest first: a file may import from its own layer or a lower one. */
 const LAYERS: string[][] = [
   ['api'],
-  ['k8s', 'memo', 'random', 'events', 'config', 'logger', 'json-body', 'inflight', 'metrics'],
+  ['k8s', 'memo', 'random', 'events', 'config', 'logger', 'json-body', 'bounded-yaml', 'inflight', 'metrics'],
   ['capture'],
   ['controlplane'],
   ['credentialrotation', 'secretaggregate'],

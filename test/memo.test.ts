@@ -105,7 +105,7 @@ t.test('clouds.yaml: rendered and parsed answers are those computed afresh, acro
       t.equal(readApplicationCredential(ac, 'another-cloud').kind, 'no-credential', 'keyed by the cloud name too');
     }
   }
-  t.same(readApplicationCredential(': not yaml: [', 'x'), { kind: 'unparsable' });
+  t.match(readApplicationCredential(': not yaml: [', 'x'), { kind: 'unparsable', why: /^it is not YAML/ });
   const read = readApplicationCredential(applicationCredentialCloud(target(1), 'id-1', 'secret-1'), 'cloud-1');
   t.ok(Object.isFrozen(read) && read.kind === 'credential' && Object.isFrozen(read.auth), 'shared answers are frozen');
   t.throws(() => {

@@ -188,8 +188,53 @@ t.test('a result over the 1 MiB Secret limit is refused, the target kept', async
   const answer = await sync(app, aggregateOf(SEED_SPEC, 1, first.status), [observed], big);
   t.match(ready(answer), { status: 'False', reason: 'TargetTooLarge', message: /^The aggregate would hold 1048\d+ bytes, more than a Secret can \(1048576\)/ });
   t.same(decoded(answer.children[0]!), decoded(first.children[0]!));
-  const fits = sources({ rabbit: { transport_url: 'x'.repeat(1024 * 1024 - 200) } });
-  t.equal(ready(await sync(app, aggregateOf(), [], fits)).reason, 'Aggregated', 'just under the limit is published');
+  const under = sources({ rabbit: { transport_url: 'x'.repeat(1024 * 1024 - 200) } });
+  t.match(ready(await sync(app, aggregateOf(), [], under)), { reason: 'TargetTooLarge', message: /last-applied annotation/ }, 'just under 1 MiB fits a Secret, not what Metacontroller can apply');
+});
+
+/**
+ * What the API server counts of the target's annotations once Metacontroller applied it
+ * (metacontroller v4.17.2 manage_children.go, dynamic/apply/apply.go SetLastApplied): the
+ * last-applied annotation's key and the desired Secret as JSON, the controller-uid label added
+ * (generateSelector). Its values are base64 and names: JSON.stringify's bytes are Go's.
+ */
+const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';
+const annotationBytes = (desired: Obj, uid: string) =>
+  LAST_APPLIED.length + Buffer.byteLength(JSON.stringify({ ...desired, metadata: { ...desired.metadata, labels: { ...desired.metadata.labels, 'controller-uid': uid } } }));
+
+t.test("a target Metacontroller cannot apply (its last-applied copy past the API server's 256 KiB of annotations) is not Ready, the observed target kept", async (t) => {
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  const first = await sync(app, aggregateOf(), [], sources());
+  const observed = live(first.children[0]!);
+  // The issue's case: sources adding up to 200 KB.
+  const big = sources({ db: { username: 'nova', password: 'p'.repeat(100_000) }, rabbit: { transport_url: 'r'.repeat(100_000) } });
+  const answer = await sync(app, aggregateOf(SEED_SPEC, 1, first.status), [observed], big);
+  t.match(ready(answer), { status: 'False', reason: 'TargetTooLarge', message: /^The aggregate \(200\d+ bytes\) cannot be applied: Metacontroller copies the whole Secret into its last-applied annotation, \d+ bytes of annotations, more than the API server admits \(262144\); Secret nova-aggregated-credentials keeps its last content$/ });
+  t.equal(answer.children.length, 1, 'one child');
+  t.same(decoded(answer.children[0]!), decoded(first.children[0]!), 'the observed target as it was');
+  noValueIn(t, answer);
+  const fresh = await sync(app, aggregateOf(), [], big);
+  t.same(fresh.children, [], 'no target yet: none is created');
+  t.match(ready(fresh).message, /Secret nova-aggregated-credentials is created once every source is complete$/);
+
+  // The limit, byte for byte: the longest value whose target is published (a binary search over
+  // the answers) makes annotations that fit; one byte more makes annotations that do not.
+  const uid = aggregateOf().metadata.uid as string;
+  const sized = (n: number) => sources({ rabbit: { transport_url: 'x'.repeat(n) } });
+  let lo = 100_000;
+  let hi = 300_000;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if ((await sync(app, aggregateOf(), [], sized(mid))).children.length > 0) lo = mid;
+    else hi = mid;
+  }
+  const fits = await sync(app, aggregateOf(), [], sized(lo));
+  t.equal(ready(fits).reason, 'Aggregated', `${lo} bytes of value: published`);
+  t.ok(annotationBytes(fits.children[0]!, uid) <= 262_144, 'its annotations fit');
+  const over = { ...fits.children[0]!, data: { ...fits.children[0]!.data, transport_url: b64('x'.repeat(lo + 1)) } };
+  t.ok(annotationBytes(over, uid) > 262_144, 'one byte more would not');
+  t.equal(ready(await sync(app, aggregateOf(), [], sized(lo + 1))).reason, 'TargetTooLarge');
 });
 
 t.test('the target name is taken by a Secret that is not ours: never overwritten', async (t) => {

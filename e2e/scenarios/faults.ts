@@ -21,7 +21,7 @@ import { placement } from '../../src/api/services/index.js';
 import { pushedPaths } from '../../src/controlplane/openbao-backups.js';
 import { SERVICES as HOOKS_SERVICES } from '../../src/cli/hook-payloads.js';
 import type { Ref } from '../kube.js';
-import { KeystoneApi } from '../keystone.js';
+import type { KeystoneApi } from '../keystone.js';
 import type { Event } from '../recorder.js';
 import type { Ctx, Scenario } from './support.js';
 import {
@@ -29,6 +29,7 @@ import {
   secretValue, sleep, unb64, userSecret, waitReady, waitUntil, REAL_FAULTS_NS,
 } from './support.js';
 import { REAL_NAME, korcCredential, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
+import { keystoneApiOf } from './support.js';
 import { BROWNFIELD } from './managed.js';
 
 export const FAULTS_NS = 'faults';
@@ -49,7 +50,7 @@ function servicesSpec(shared: string, glance: boolean): Obj {
 async function createWithServices(ctx: Ctx, ns: string, spec: Obj, adminPassword?: string): Promise<Obj> {
   await ensureNamespace(ctx, ns);
   for (const svc of Object.keys(spec.services).filter((s) => s !== 'keystone')) await ctx.bao.put(serviceRemoteKeys(ns, NAME, svc).db, { username: svc, password: secretValue() });
-  if (spec.services.glance) await userSecret(ctx, ns, 'glance-s3-credentials', { accessKey: 'e2e', secretKey: secretValue() });
+  if (spec.services.glance) await userSecret(ctx, ns, 'glance-s3-credentials', { 'access-key-id': 'e2e', 'secret-access-key': secretValue() });
   return createControlPlane(ctx, { metadata: { name: NAME, namespace: ns }, spec }, adminPassword);
 }
 
@@ -75,13 +76,8 @@ const deletionsSince = (ctx: Ctx, mark: number, ns: string, except: (e: Event) =
 /** The data of a Secret now (undefined when absent). */
 const dataOf = async (ctx: Ctx, ns: string, name: string) => (await ctx.kube.get(secretRef(ns, name)))?.data as Record<string, string> | undefined;
 
-/** The admin's application credentials in a real Keystone (ids). */
-const keystoneOf = (ctx: Ctx, ns: string): KeystoneApi => {
-  const url = ctx.keystones.urlOf(ns, names.keystone);
-  const password = ctx.keystones.adminPasswordOf(ns, names.keystone);
-  if (!url || !password) throw new AssertionError(`Keystone ${ns}/${names.keystone} does not serve`);
-  return new KeystoneApi(url, password);
-};
+/** The admin API of the faults' real Keystone. */
+const keystoneOf = (ctx: Ctx, ns: string) => keystoneApiOf(ctx, ns, REAL_NAME);
 
 /**
  * The ids of the admin's application credentials in a real Keystone, logging in again (with the

@@ -1,4 +1,5 @@
-// What a user of a cloud with Placement and Glance sees (issue 40), for scenario 21: the real APIs
+// What a user of a cloud with Placement and Glance (scenario 21) or Cinder (scenario 26) sees
+// (issue 40): the real APIs
 // behind the catalog rows the hooks registered, reached as a user reaches them — the `openstack`
 // client fed the clouds.yaml the ControlPlane publishes (its admin application credential, as
 // materialised from OpenBao), the endpoints taken from the token's catalog, every request through
@@ -8,7 +9,7 @@ import { parse, stringify } from 'yaml';
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Obj } from '../../src/sim/cluster.js';
-import { placement, glance } from '../../src/api/services/index.js';
+import { placement, glance, cinder } from '../../src/api/services/index.js';
 import { GVK } from '../../src/k8s/kinds.js';
 import { serviceChildNames } from '../../src/controlplane/names.js';
 import type { ProxiedAnswer } from '../forward-proxy.js';
@@ -29,6 +30,21 @@ async function publishedCloud(ctx: Ctx, ns: string, cp: string): Promise<string>
   return text;
 }
 
+/** The published clouds.yaml and the catalog of a token it gets (`openstack catalog list`). */
+async function publishedCatalog(ctx: Ctx, ns: string, cp: string): Promise<{ published: string; catalog: Obj[] }> {
+  const published = await publishedCloud(ctx, ns, cp);
+  return { published, catalog: (await ctx.openstack.json(published, ['catalog', 'list'])) as Obj[] };
+}
+
+/** The API of service `d`'s CR, once restarted after `since` with `password` (what it was started with, by its SHA-256). */
+function restartedWith(ctx: Ctx, ns: string, cp: string, d: typeof placement | typeof cinder, password: string, since: number, timeoutMs: number): Promise<{ starts: number }> {
+  const cr = serviceChildNames(cp, d.name).cr;
+  return waitUntil(`the ${d.title} API of ${ns}/${cr} restarted with the new password`, async () => {
+    const s = ctx.apis.servingOf(ns, cr);
+    return s && s.startedAt > since && s.passwordSha === sha256(password) ? s : undefined;
+  }, timeoutMs, ctx);
+}
+
 /** `host:port` of a URL, as the proxy records it. */
 const hostOf = (url: string) => {
   const u = new URL(url);
@@ -46,6 +62,33 @@ function catalogEndpoint(catalog: Obj[], type: string, region: string): { url: s
   return { url: endpoint.url as string, regionless: !inRegion };
 }
 
+/**
+ * The clouds.yaml a user's client finds the rows with. K-ORC c22784ca's Endpoint has no region
+ * (api/v1alpha1/endpoint_types.go; later K-ORC adds regionRef), so the rows K-ORC registers carry
+ * none, and a client whose clouds.yaml names region_name (ours does) skips them (keystoneauth1
+ * access/service_catalog.py: an endpoint of another region is not a match). Until the rows carry
+ * the region, the user drops region_name — after checking that `refused` (a command needing one of
+ * the rows) is refused with the published one, so the workaround goes once it is not needed.
+ */
+async function cloudFindingRows(ctx: Ctx, published: string, region: string, regionless: boolean, types: string[], refused: string[]): Promise<string> {
+  if (!regionless) return published;
+  const refusal = await ctx.openstack.run(published, refused).then(() => undefined, (err: Error) => err.message);
+  check(refusal !== undefined && /not found/i.test(refusal), `the catalog rows carry no region, yet the published clouds.yaml runs openstack ${refused.join(' ')} (${refusal ?? 'it succeeded'}): drop the workaround`);
+  const doc = parse(published) as Obj;
+  for (const c of Object.values((doc.clouds ?? {}) as Obj)) delete (c as Obj).region_name;
+  console.log(`    !!!!! KNOWN ISSUE: the ${types.join(' and ')} catalog rows carry no region (K-ORC c22784ca Endpoints have none), so the published clouds.yaml (region_name ${region}) finds no endpoint for them ("${refusal!.slice(0, 160)}"); the user below drops region_name`);
+  return stringify(doc);
+}
+
+/** The rows the hooks registered: each internal Endpoint CR's URL, the in-cluster Service URL, is the token's. */
+async function rowsAreTheHooks(ctx: Ctx, ns: string, cp: string, rows: [typeof placement | typeof glance | typeof cinder, string][]): Promise<void> {
+  for (const [d, url] of rows) {
+    const n = serviceChildNames(cp, d.name);
+    const ep = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: n.internalEndpoint });
+    check(ep?.spec?.resource?.url === url && url === `http://${n.cr}.${ns}.svc:${d.port}${d.path}`, `the token's internal ${d.name} URL ${url}; Endpoint ${n.internalEndpoint} registers ${ep?.spec?.resource?.url}`);
+  }
+}
+
 export interface UserApis {
   cloud: string;
   placementUrl: string;
@@ -60,31 +103,13 @@ export interface UserApis {
  */
 export async function usersReachTheApis(ctx: Ctx, ns: string, cp: string, region: string): Promise<UserApis> {
   const t0 = Date.now();
-  const published = await publishedCloud(ctx, ns, cp);
-  const catalog = (await ctx.openstack.json(published, ['catalog', 'list'])) as Obj[];
+  const { published, catalog } = await publishedCatalog(ctx, ns, cp);
   const placementRow = catalogEndpoint(catalog, placement.serviceType, region);
   const imageRow = catalogEndpoint(catalog, glance.serviceType, region);
   const placementUrl = placementRow.url;
   const imageUrl = imageRow.url;
-  // K-ORC c22784ca's Endpoint has no region (api/v1alpha1/endpoint_types.go; later K-ORC adds
-  // regionRef), so the rows K-ORC registers carry none, and a client whose clouds.yaml names
-  // region_name (ours does) skips them (keystoneauth1 access/service_catalog.py: an endpoint of
-  // another region is not a match). Until the rows carry the region, the user drops region_name.
-  let cloud = published;
-  if (placementRow.regionless || imageRow.regionless) {
-    const refusal = await ctx.openstack.run(published, ['resource', 'provider', 'list']).then(() => undefined, (err: Error) => err.message);
-    check(refusal !== undefined && /not found/i.test(refusal), `the catalog rows carry no region, yet the published clouds.yaml reaches Placement (${refusal ?? 'it succeeded'}): drop the workaround below`);
-    const doc = parse(published) as Obj;
-    for (const c of Object.values((doc.clouds ?? {}) as Obj)) delete (c as Obj).region_name;
-    cloud = stringify(doc);
-    console.log(`    !!!!! KNOWN ISSUE: the placement and image catalog rows carry no region (K-ORC c22784ca Endpoints have none), so the published clouds.yaml (region_name ${region}) finds no endpoint for them ("${refusal!.slice(0, 160)}"); the user below drops region_name`);
-  }
-  // The rows the hooks registered: each internal Endpoint CR's URL, the in-cluster Service URL.
-  for (const [d, url] of [[placement, placementUrl], [glance, imageUrl]] as const) {
-    const n = serviceChildNames(cp, d.name);
-    const ep = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: n.internalEndpoint });
-    check(ep?.spec?.resource?.url === url && url === `http://${n.cr}.${ns}.svc:${d.port}`, `the token's internal ${d.name} URL ${url}; Endpoint ${n.internalEndpoint} registers ${ep?.spec?.resource?.url}`);
-  }
+  const cloud = await cloudFindingRows(ctx, published, region, placementRow.regionless || imageRow.regionless, ['placement', 'image'], ['resource', 'provider', 'list']);
+  await rowsAreTheHooks(ctx, ns, cp, [[placement, placementUrl], [glance, imageUrl]]);
 
   const mark = Date.now();
   const name = `e2e-${randomBytes(4).toString('hex')}`;
@@ -133,16 +158,67 @@ export async function usersReachTheApis(ctx: Ctx, ns: string, cp: string, region
  * own token with that password first).
  */
 export async function apiValidatesAfterRotation(ctx: Ctx, ns: string, cp: string, user: UserApis, password: string, since: number): Promise<void> {
-  const cr = serviceChildNames(cp, placement.name).cr;
-  const serving = await waitUntil(`the Placement API of ${ns}/${cr} restarted with the new password`, async () => {
-    const s = ctx.apis.servingOf(ns, cr);
-    return s && s.startedAt > since && s.passwordSha === sha256(password) ? s : undefined;
-  }, 60_000, ctx);
+  const serving = await restartedWith(ctx, ns, cp, placement, password, since, 60_000);
   const mark = Date.now();
   await ctx.openstack.json(user.cloud, ['resource', 'provider', 'list']);
   const answered = ctx.proxy.answered(mark, hostOf(user.placementUrl));
   check(answered.some((a) => a.method === 'GET' && a.path === '/resource_providers' && a.status === 200), `after the rotation Placement answered: ${answersLine(answered)}`);
   console.log(`    placement restarted with the new password (start ${serving.starts}), then GET /resource_providers 200 for a user's token`);
+}
+
+export interface UserCinder {
+  cloud: string;
+  volumeUrl: string;
+}
+
+/**
+ * As a user of the compute cloud: the token's catalog holds the block-storage row at the in-cluster
+ * URL; with the user's token (`openstack token issue`) `GET {url}/{project_id}/volumes` gets 200
+ * from the real Cinder, and `openstack volume list` (the user's client, the endpoint from the
+ * catalog) lists through it; without a token, or with a bogus one, 401.
+ */
+export async function usersReachCinder(ctx: Ctx, ns: string, cp: string, region: string): Promise<UserCinder> {
+  const t0 = Date.now();
+  const { published, catalog } = await publishedCatalog(ctx, ns, cp);
+  const row = catalogEndpoint(catalog, cinder.serviceType, region);
+  const cloud = await cloudFindingRows(ctx, published, region, row.regionless, [cinder.serviceType], ['volume', 'list']);
+  await rowsAreTheHooks(ctx, ns, cp, [[cinder, row.url]]);
+  const listed = await volumesListed(ctx, cloud, row.url);
+  const url = listed.url;
+  for (const [what, headers] of [['no token', {}], ['a bogus token', { 'x-auth-token': `bogus-${randomBytes(8).toString('hex')}` }]] as const) {
+    const { status } = await ctx.proxy.get(url, headers);
+    check(status === 401, `GET ${url} with ${what}: HTTP ${status}, expected 401`);
+  }
+  console.log(`    as a user (openstack with the published clouds.yaml${cloud === published ? '' : ' less region_name'}): catalog block-storage ${row.url} (${Math.round((Date.now() - t0) / 1000)} s)`);
+  console.log(`    cinder: ${listed.answers}`);
+  console.log(`    GET ${row.url}/{project_id}/volumes without a token or with a bogus one: 401`);
+  return { cloud, volumeUrl: row.url };
+}
+
+/** `GET {volumeUrl}/{project_id}/volumes` with the user's token, and `openstack volume list`: both 200 from Cinder; what it answered. */
+async function volumesListed(ctx: Ctx, cloud: string, volumeUrl: string): Promise<{ url: string; answers: string }> {
+  const token = await ctx.openstack.json(cloud, ['token', 'issue']);
+  check(typeof token.id === 'string' && typeof token.project_id === 'string', `openstack token issue: no token or project (${Object.keys(token).join(', ')})`);
+  const url = `${volumeUrl}/${token.project_id}/volumes`;
+  const mark = Date.now();
+  const { status, body } = await ctx.proxy.get(url, { 'x-auth-token': token.id as string });
+  check(status === 200 && Array.isArray((JSON.parse(body) as Obj).volumes), `GET ${url} with the user's token: HTTP ${status} ${body.slice(0, 200)}`);
+  const volumes = (await ctx.openstack.json(cloud, ['volume', 'list'])) as Obj[];
+  check(Array.isArray(volumes), `openstack volume list: ${JSON.stringify(volumes)}`);
+  const answered = ctx.proxy.answered(mark, hostOf(volumeUrl)).map((a) => ({ ...a, path: a.path.replace(token.project_id as string, '{project_id}') }));
+  check(answered.filter((a) => a.status === 200 && /\/volumes(\/detail)?(\?|$)/.test(a.path)).length >= 2, `Cinder did not answer both listings with 200: ${answersLine(answered)}`);
+  return { url, answers: `${answersLine(answered)}; ${volumes.length} volumes listed by openstack volume list` };
+}
+
+/**
+ * After Cinder's password rotation: the API of its CR was restarted after `since` with the
+ * password now in its Secret, and it validates a user's token (keystonemiddleware fetches its own
+ * token with that password first).
+ */
+export async function cinderValidatesAfterRotation(ctx: Ctx, ns: string, cp: string, user: UserCinder, password: string, since: number): Promise<void> {
+  const serving = await restartedWith(ctx, ns, cp, cinder, password, since, 120_000);
+  const listed = await volumesListed(ctx, user.cloud, user.volumeUrl);
+  console.log(`    cinder restarted with the new password (start ${serving.starts}), then for a user's token: ${listed.answers}`);
 }
 
 /**

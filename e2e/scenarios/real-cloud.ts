@@ -1,21 +1,24 @@
 // The compute cloud against the real Keystone and K-ORC (issue 39): Glance, Placement, Neutron,
-// Cinder and Nova on a managed bus (the ControlPlane of hooks/' cloud run), with stand-in operators
-// for the five service CRs, the bus and the OVNCentral (src/sim/operators.ts) and the CRDs of
+// Cinder and Nova on a managed bus (the ControlPlane of hooks/' cloud run), with the real Glance,
+// Placement and Cinder APIs per CR (e2e/openstack-apis.ts), stand-in operators for Neutron, Nova,
+// the CinderBackends, the bus and the OVNCentral (src/sim/operators.ts) and the CRDs of
 // test/support/compute-crds.ts; the service users, role assignments and catalog rows are K-ORC's,
-// in Keystone's database. The scenario first holds the services back (the bus down, then no
+// in Keystone's database. A user reaches the real Cinder through its catalog row, before and
+// after its password rotation (real-apis.ts). The scenario first holds the services back (the bus down, then no
 // OVNCentral) and checks that no CR is created meanwhile and that the conditions say why.
 import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
 import { SERVICE_PASSWORD_KEY, accountNames, childNames, rabbitmqName, serviceChildNames, serviceRemoteKeys } from '../../src/controlplane/names.js';
-import { passwordSecretName } from '../../src/controlplane/services/password-rotation.js';
-import { SERVICES, hasReference } from '../../src/api/services/index.js';
+import { SERVICES, cinder, hasReference } from '../../src/api/services/index.js';
 import { stringAt } from '../../src/k8s/read.js';
 import type { Ref } from '../kube.js';
-import { KeystoneApi } from '../keystone.js';
+import type { KeystoneApi } from '../keystone.js';
 import { CLOUD } from '../../src/cli/hook-payloads.js';
 import type { Ctx, Scenario } from './support.js';
-import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_CLOUD_NS } from './support.js';
+import { unb64, secretValue, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, REAL_CLOUD_NS, keystoneApiOf } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
+import { cinderValidatesAfterRotation, usersReachCinder } from './real-apis.js';
+import { rotateServicePassword } from './service-password.js';
 
 const ns = REAL_CLOUD_NS;
 
@@ -45,21 +48,16 @@ async function cloudIn(keystone: KeystoneApi): Promise<{ users: string[]; servic
 export function realCloudScenarios(): Scenario[] {
   const ref = cpRef(ns, REAL_NAME);
   const names = childNames(REAL_NAME);
-  const keystoneOf = (ctx: Ctx) => {
-    const url = ctx.keystones.urlOf(ns, names.keystone);
-    const password = ctx.keystones.adminPasswordOf(ns, names.keystone);
-    if (!url || !password) throw new AssertionError(`Keystone ${ns}/${names.keystone} does not serve`);
-    return new KeystoneApi(url, password);
-  };
+  const keystoneOf = (ctx: Ctx) => keystoneApiOf(ctx, ns, REAL_NAME);
   const crOf = (ctx: Ctx, d: (typeof SERVICES)[number]) => ctx.kube.get({ apiVersion: d.kind.apiVersion, kind: d.kind.kind, namespace: ns, name: serviceChildNames(REAL_NAME, d.name).cr });
   return [
     {
       id: 26,
-      title: 'real Keystone and K-ORC: the compute cloud (Glance, Placement, Neutron on an OVNCentral, Cinder, Nova, a managed bus): no service CR while the bus or OVN is not Ready, and the conditions say why; converged, every service user with its roles and every catalog row in Keystone; a Cinder password rotation; deletion removes them from Keystone before the Keystone CR goes',
+      title: 'real Keystone and K-ORC: the compute cloud (Glance, Placement, Neutron on an OVNCentral, Cinder, Nova, a managed bus): no service CR while the bus or OVN is not Ready, and the conditions say why; converged, every service user with its roles and every catalog row in Keystone; a user lists volumes from the real Cinder API through its catalog row (401 without a token); a Cinder password rotation, after which that API still validates tokens; deletion removes them from Keystone before the Keystone CR goes',
       async run(ctx) {
         await ensureNamespace(ctx, ns);
         for (const d of SERVICES) for (const db of d.databases) await ctx.bao.put(serviceRemoteKeys(ns, REAL_NAME, d.name).dbOf(db.infix), { username: db.name, password: secretValue() });
-        await userSecret(ctx, ns, 'glance-s3-credentials', { accessKey: 'e2e', secretKey: secretValue() });
+        await userSecret(ctx, ns, 'glance-s3-credentials', { 'access-key-id': 'e2e', 'secret-access-key': secretValue() });
         const spec = structuredClone(CLOUD.spec);
         const ovnName = stringAt(spec.services.neutron, ...SERVICES.filter(hasReference)[0]!.reference.refPath)!;
         const ovnRef: Ref = { apiVersion: 'ovn.openstack.c5c3.io/v1alpha1', kind: 'OVNCentral', namespace: ns, name: ovnName };
@@ -119,29 +117,14 @@ export function realCloudScenarios(): Scenario[] {
         check(nova?.spec?.apiDatabase?.database === 'nova_api' && nova?.spec?.database?.database === 'nova', `Nova's databases ${JSON.stringify([nova?.spec?.apiDatabase, nova?.spec?.database])}`);
         const neutron = await crOf(ctx, SERVICES.find((d) => d.name === 'neutron')!);
         check(neutron?.spec?.nova?.serviceUser?.username === 'neutron-nova', `Neutron's notifier ${JSON.stringify(neutron?.spec?.nova)}`);
+        // The real Cinder behind its row, as a user reaches it.
+        const user = await usersReachCinder(ctx, ns, REAL_NAME, spec.region);
 
         // 4. A new service's password rotated: OpenBao and Keystone hold the new one, the old is refused.
         {
-          const n = serviceChildNames(REAL_NAME, 'cinder');
-          const next = passwordSecretName(n.password, 2);
-          const passwordOf = async (name: string) => {
-            const raw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name }))?.data?.[SERVICE_PASSWORD_KEY];
-            return raw === undefined ? undefined : unb64(raw);
-          };
-          const old = (await passwordOf(n.password))!;
-          const startMints = mints(ctx);
-          const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: ns, name: 'rotate-cinder-password' };
-          await ctx.kube.create({ apiVersion: crRef.apiVersion, kind: crRef.kind, metadata: { name: crRef.name, namespace: ns }, spec: { target: 'serviceUserPassword', targetServiceUser: n.user, reMint: true } });
-          await waitUntil('CredentialRotation RotationComplete=True', async () => condition(await ctx.kube.get(crRef), 'RotationComplete')?.status === 'True', 180_000, ctx);
-          await waitUntil(`Secret ${n.password} released`, async () => !(await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: n.password })), 180_000, ctx);
-          const fresh = await passwordOf(next);
-          check(fresh !== undefined && fresh !== old, `no new password in Secret ${next}`);
-          check(await keystone.acceptsPassword('cinder', fresh!, 'service'), 'Keystone does not accept the new cinder password');
-          check(!(await keystone.acceptsPassword('cinder', old, 'service')), 'Keystone still accepts the old cinder password');
-          check((await ctx.bao.get(serviceRemoteKeys(ns, REAL_NAME, 'cinder').password))?.[SERVICE_PASSWORD_KEY] === fresh, 'OpenBao does not hold the new cinder password');
-          check(mints(ctx) === startMints, 'a mint during the password rotation');
-          await waitReady(ctx, ref, 180_000, (o) => condition(o, 'CinderReady')?.status === 'True');
+          const { next, fresh, mark } = await rotateServicePassword(ctx, keystone, ns, REAL_NAME, cinder);
           console.log(`    Cinder's password rotated: Secret ${next} in OpenBao and Keystone (accepted), the old one refused`);
+          await cinderValidatesAfterRotation(ctx, ns, REAL_NAME, user, fresh, mark);
         }
 
         // 5. Deletion: every account, catalog row and endpoint leaves Keystone before its CR goes.

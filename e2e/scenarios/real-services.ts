@@ -6,16 +6,16 @@
 import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
 import { SERVICE_PASSWORD_KEY, childNames, serviceChildNames, serviceRemoteKeys } from '../../src/controlplane/names.js';
-import { passwordSecretName } from '../../src/controlplane/services/password-rotation.js';
 import type { Ref } from '../kube.js';
-import { KeystoneApi } from '../keystone.js';
+import type { KeystoneApi } from '../keystone.js';
 import { SERVICES as HOOKS_SERVICES } from '../../src/cli/hook-payloads.js';
-import { SERVICES as ALL_SERVICES, serviceNamed } from '../../src/api/services/index.js';
+import { SERVICES as ALL_SERVICES, placement } from '../../src/api/services/index.js';
 import type { Ctx, Scenario } from './support.js';
-import { unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS } from './support.js';
+import { unb64, secretValue, check, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS, keystoneApiOf } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
 import { rollout } from './upgrade.js';
 import { apiValidatesAfterRotation, servicesGoneForUsers, usersReachTheApis } from './real-apis.js';
+import { rotateServicePassword } from './service-password.js';
 
 const SERVICES_SPEC: Obj = HOOKS_SERVICES.spec;
 /** The services that ControlPlane declares, as their descriptors describe them. */
@@ -44,12 +44,7 @@ export function realServicesScenarios(): Scenario[] {
   const ns = REAL_SERVICES_NS;
   const ref = cpRef(ns, REAL_NAME);
   const names = childNames(REAL_NAME);
-  const keystoneOf = (ctx: Ctx) => {
-    const url = ctx.keystones.urlOf(ns, names.keystone);
-    const password = ctx.keystones.adminPasswordOf(ns, names.keystone);
-    if (!url || !password) throw new AssertionError(`Keystone ${ns}/${names.keystone} does not serve`);
-    return new KeystoneApi(url, password);
-  };
+  const keystoneOf = (ctx: Ctx) => keystoneApiOf(ctx, ns, REAL_NAME);
   return [
     {
       id: 21,
@@ -61,7 +56,7 @@ export function realServicesScenarios(): Scenario[] {
         await userSecret(ctx, ns, 'glance-s3-credentials', { 'access-key-id': 'e2e', 'secret-access-key': secretValue() });
         await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns }, spec: structuredClone(SERVICES_SPEC) });
         const cp = await waitReady(ctx, ref, 420_000, (o) => condition(o, 'ServicesReady')?.status === 'True');
-        check(JSON.stringify(cp.status.services?.map((s: Obj) => `${s.name}:${s.ready}:${s.release}`)) === JSON.stringify(['keystone:true:2025.2', ...SERVICES.map((s) => `${s.name}:true:2025.2`)]), `status.services ${JSON.stringify(cp.status.services)}`);
+        check(JSON.stringify(cp.status.services?.map((s: Obj) => `${s.name}:${s.ready}:${s.release}`)) === JSON.stringify(['keystone', ...SERVICES.map((d) => d.name)].map((n) => `${n}:true:2025.2`)), `status.services ${JSON.stringify(cp.status.services)}`);
         const keystone = keystoneOf(ctx);
         const users = await keystone.users();
         const catalog = await keystone.services();
@@ -95,33 +90,12 @@ export function realServicesScenarios(): Scenario[] {
         // A service user's password rotated (CredentialRotation target serviceUserPassword): OpenBao
         // and Keystone hold the new one, Keystone refuses the old one, only the old Secret is deleted.
         {
-          const n = serviceChildNames(REAL_NAME, 'placement');
-          const next = passwordSecretName(n.password, 2);
-          const passwordOf = async (name: string) => {
-            const raw = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name }))?.data?.[SERVICE_PASSWORD_KEY];
-            return raw === undefined ? undefined : unb64(raw);
-          };
-          const old = (await passwordOf(n.password))!;
-          const startMints = mints(ctx);
-          const mark = Date.now();
-          const crRef: Ref = { apiVersion: GVK.CredentialRotation.apiVersion, kind: 'CredentialRotation', namespace: ns, name: 'rotate-placement-password' };
-          await ctx.kube.create({ apiVersion: crRef.apiVersion, kind: crRef.kind, metadata: { name: crRef.name, namespace: ns }, spec: { target: 'serviceUserPassword', targetServiceUser: n.user, reMint: true } });
-          await waitUntil('CredentialRotation RotationComplete=True', async () => condition(await ctx.kube.get(crRef), 'RotationComplete')?.status === 'True', 180_000, ctx);
-          await waitReady(ctx, ref, 180_000, (o) => condition(o, 'PlacementReady')?.status === 'True');
-          await waitUntil(`Secret ${n.password} released`, async () => !(await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: n.password })), 120_000, ctx);
-          const fresh = await passwordOf(next);
-          check(fresh !== undefined && fresh !== old, `no new password in Secret ${next}`);
-          const placement = await ctx.kube.get({ apiVersion: serviceNamed('placement')!.kind.apiVersion, kind: 'Placement', namespace: ns, name: n.cr });
-          check(placement?.spec?.serviceUser?.secretRef?.name === next, `Placement authenticates with ${placement?.spec?.serviceUser?.secretRef?.name}`);
-          check(await keystone.acceptsPassword('placement', fresh!, 'service'), 'Keystone does not accept the new placement password');
-          check(!(await keystone.acceptsPassword('placement', old, 'service')), 'Keystone still accepts the old placement password');
-          const backup = await ctx.bao.get(serviceRemoteKeys(ns, REAL_NAME, 'placement').password);
-          check(backup?.[SERVICE_PASSWORD_KEY] === fresh, 'OpenBao does not hold the new placement password');
-          check(mints(ctx) === startMints, 'a mint during the password rotation');
+          const { next, fresh, mark } = await rotateServicePassword(ctx, keystone, ns, REAL_NAME, placement);
+          const old = serviceChildNames(REAL_NAME, placement.name).password;
           const gone = [...new Set(ctx.rec.since(mark, (e) => e.namespace === ns && e.terminating).map((e) => `${e.kind}/${e.name}`))];
-          check(JSON.stringify(gone) === JSON.stringify([`Secret/${n.password}`]), `deleted during the password rotation: ${gone.join(', ')}`);
-          console.log(`    password rotation: Secret ${next} in OpenBao and Keystone (accepted), the old password refused, Secret ${n.password} released, nothing else deleted, ${Math.round((Date.now() - mark) / 1000)} s`);
-          await apiValidatesAfterRotation(ctx, ns, REAL_NAME, user, fresh!, mark);
+          check(JSON.stringify(gone) === JSON.stringify([`Secret/${old}`]), `deleted during the password rotation: ${gone.join(', ')}`);
+          console.log(`    password rotation: Secret ${next} in OpenBao and Keystone (accepted), the old password refused, Secret ${old} released, nothing else deleted, ${Math.round((Date.now() - mark) / 1000)} s`);
+          await apiValidatesAfterRotation(ctx, ns, REAL_NAME, user, fresh, mark);
         }
 
         // Day 2: the release moves Keystone first, then the services.

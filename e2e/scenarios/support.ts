@@ -10,7 +10,7 @@ import type { Harness } from '../harness.js';
 import type { Kube, Ref } from '../kube.js';
 import type { StandIns } from '../standins.js';
 import type { OpenBao } from '../openbao.js';
-import { type Keystones } from '../keystone.js';
+import { KeystoneApi, type Keystones } from '../keystone.js';
 import type { OpenStackApis } from '../openstack-apis.js';
 import type { ForwardProxy } from '../forward-proxy.js';
 import type { OpenStackCli } from '../openstack-cli.js';
@@ -258,3 +258,12 @@ export const REAL_FAULTS_NS = 'openstack-real-faults';
 export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS, REAL_SCHEDULED_NS, REAL_TAKEOVER_NS, REAL_CLOUD_NS, REAL_FAULTS_NS];
 
 export const sortKeys = (o: Obj | undefined) => o && Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+
+/** The admin API of the real Keystone of ControlPlane `cp` in `ns` (the real-Keystone namespaces). */
+export function keystoneApiOf(ctx: Ctx, ns: string, cp: string): KeystoneApi {
+  const keystone = childNames(cp).keystone;
+  const url = ctx.keystones.urlOf(ns, keystone);
+  const password = ctx.keystones.adminPasswordOf(ns, keystone);
+  if (!url || !password) throw new AssertionError(`Keystone ${ns}/${keystone} does not serve`);
+  return new KeystoneApi(url, password);
+}

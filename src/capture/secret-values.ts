@@ -4,7 +4,7 @@
 // capture sanitiser (every occurrence of such a value, raw or base64, in any string of a captured
 // call is replaced) and by the ControlPlane hook (condition messages copied from children never
 // carry one into the status).
-import { parse } from 'yaml';
+import { readBoundedYaml } from '../bounded-yaml.js';
 import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from '../memo.js';
 
 /** Values shorter than this are replaced only where they stand whole, never inside other text. */
@@ -35,15 +35,14 @@ export function isSecretObject(o: JsonObject): boolean {
   return o.kind === 'Secret' && o.apiVersion === 'v1';
 }
 
-/** A clouds.yaml document: its parsed form when it has a `clouds` map. */
+/**
+ * A clouds.yaml document: its parsed form when it has a `clouds` map. A text beyond the bounds of
+ * bounded-yaml.ts is not read (it stands for itself only: its auth values are not looked for).
+ */
 export function cloudsDocument(text: string): JsonObject | undefined {
   if (!text.includes('clouds')) return undefined;
-  try {
-    const doc = parse(text) as Json;
-    return isObject(doc) && isObject(doc.clouds) ? doc : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = readBoundedYaml(text);
+  return read.ok && isObject(read.value) && isObject(read.value.clouds) ? read.value : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 // metav1.Condition helpers: reading a child's condition, and deciding a parent condition so
 // that lastTransitionTime only moves when the status does (docs/architecture.md §2.10).
 import { at, isObject } from './read.js';
+import { readTime } from './time.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
@@ -89,9 +90,8 @@ export function formatTime(date: Date): string {
 /** The last second formatTime formatted (a call formats the same second several times). */
 const formatted = { second: Number.NaN, text: '' };
 
-/** Whole seconds from an RFC 3339 time to `now`; undefined when the time is unreadable. */
+/** Whole seconds from an RFC 3339 time to `now`; undefined when the time is unreadable (k8s/time.ts). */
 export function secondsSince(time: string | undefined, now: Date): number | undefined {
-  if (time === undefined) return undefined;
-  const then = Date.parse(time);
-  return Number.isNaN(then) ? undefined : Math.floor((now.getTime() - then) / 1000);
+  const then = readTime(time);
+  return then === undefined ? undefined : Math.floor((now.getTime() - then) / 1000);
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { at, isObject } from './read.js';
 import { findCondition } from './conditions.js';
 import { isTerminating } from './observed.js';
+import { readTime } from './time.js';
 
 /** ESO's condition reasons for a successful push / refresh (apis/externalsecrets: ReasonSynced, ConditionReasonSecretSynced). */
 export const ESO_REASON = { pushed: 'Synced', refreshed: 'SecretSynced' } as const;
@@ -82,13 +83,13 @@ export function esoSync(obj: unknown, successReason: string): EsoSync {
   const synced = typeof srv === 'string' ? srv : undefined;
   const expected = esoResourceVersion(obj);
   const time = at(obj, 'status', 'refreshTime');
-  const parsed = typeof time === 'string' ? Date.parse(time) : NaN;
+  const parsed = readTime(time);
   return {
     ready: obj !== undefined && !isTerminating(obj) && ready?.status === 'True' && ready.reason === successReason,
     current: synced === expected,
     syncedResourceVersion: synced,
     expected,
-    refreshTime: Number.isFinite(parsed) ? parsed : undefined,
+    refreshTime: parsed,
   };
 }
 

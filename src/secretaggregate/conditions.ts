@@ -8,7 +8,11 @@ export const REASON = {
   WaitingForSource: 'WaitingForSource',
   /** Two sources provide the same key: nothing is published until every key has one source. */
   KeyConflict: 'KeyConflict',
-  /** The merged Secret would exceed the API server's 1 MiB limit. */
+  /**
+   * The merged Secret would exceed the API server's 1 MiB limit, or what Metacontroller can apply:
+   * its last-applied annotation, a copy of the whole Secret, past the 256 KiB of annotations an
+   * object may carry (k8s/apply-limits.ts).
+   */
   TargetTooLarge: 'TargetTooLarge',
   /** A Secret of the target's name exists and is not ours: it is never overwritten. */
   TargetNotOwned: 'TargetNotOwned',

@@ -1,7 +1,7 @@
 // POST /secretaggregate/sync (CompositeController): the target Secret, merged from the source
 // Secrets in spec order, all their keys or the selected ones. The target is published only whole:
 // while a source or a selected key is missing, two sources provide the same key, or the result
-// would not fit in a Secret, the observed target is returned exactly as it is (its last content)
+// would not fit in a Secret or in what Metacontroller can apply, the observed target is returned exactly as it is (its last content)
 // and Ready says why. A Secret of the target's name that is not ours is never touched. An owned
 // Secret of another name (the target before a rename) is released only by the response that
 // publishes the new target, and never while the spec names it as a source. No message carries a value: they name Secrets and keys.
@@ -13,6 +13,7 @@ import { identity, isTerminating, ObjectIndex, type KubeObject } from '../k8s/ob
 import { at } from '../k8s/read.js';
 import { labelValue } from '../k8s/labels.js';
 import { aggregate, MAX_SECRET_BYTES } from './aggregate.js';
+import { appliedAnnotationBytes, TOTAL_ANNOTATION_BYTES } from '../k8s/apply-limits.js';
 import { listed, READY, REASON } from './conditions.js';
 import { readSpec, type AggregateSpec } from './spec.js';
 
@@ -49,19 +50,32 @@ function decide(sa: SecretAggregateParent, spec: AggregateSpec, owned: ObjectInd
   if (observedTarget && isTerminating(observedTarget)) {
     return wait(REASON.WaitingForTarget, `Secret ${spec.target} is being deleted; it is created again once it is gone`);
   }
+  const target = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: spec.target, namespace: ns, labels: { [SECRETAGGREGATE_LABEL]: labelValue(sa.metadata.name) } },
+    type: 'Opaque',
+    data: result.data,
+  };
+  // Metacontroller copies the whole target into its last-applied annotation (k8s/apply-limits.ts):
+  // past the API server's annotation limit it could never be created or updated.
+  const annotationBytes = appliedAnnotationBytes(target, sa.metadata.uid ?? UID_PLACEHOLDER);
+  if (annotationBytes > TOTAL_ANNOTATION_BYTES) {
+    return wait(
+      REASON.TargetTooLarge,
+      `The aggregate (${result.bytes} bytes) cannot be applied: Metacontroller copies the whole Secret into its last-applied annotation, ${annotationBytes} bytes of annotations, more than the API server admits (${TOTAL_ANNOTATION_BYTES}); ${keeping}`,
+    );
+  }
   const count = Object.keys(result.data).length;
   const secrets = new Set(spec.sources.map((s) => s.name)).size;
   return {
     ready: { status: 'True', reason: REASON.Aggregated, message: `Secret ${spec.target} holds ${count} ${count === 1 ? 'key' : 'keys'} from ${secrets} ${secrets === 1 ? 'Secret' : 'Secrets'}` },
-    target: {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: spec.target, namespace: ns, labels: { [SECRETAGGREGATE_LABEL]: labelValue(sa.metadata.name) } },
-      type: 'Opaque',
-      data: result.data,
-    },
+    target,
   };
 }
+
+/** A uid as long as the API server's (a UUID), when a request does not carry the parent's. */
+const UID_PLACEHOLDER = '00000000-0000-0000-0000-000000000000';
 
 /** Whether `obj` names `owner` as its controller (Metacontroller may list it in related before children). */
 function controlledBy(obj: KubeObject, owner: SecretAggregateParent): boolean {

@@ -122,13 +122,15 @@ export function mintedAc(
 
 /**
  * Keeping a live AC: its own resource, its annotations echoed as observed (docs/architecture.md §3.2), plus
- * `stamp`: the bookkeeping an adopted AC lacked (never overwriting one it has).
+ * `stamp`: the bookkeeping an adopted AC lacked (never overwriting one it has), and `repair`: a
+ * value of ours it holds that cannot be read (an unreadable superseded-at), written anew.
  */
-export function keptAc(c: AcCommon, live: KubeObject, stamp: Record<string, string> = {}): KubeObject {
+export function keptAc(c: AcCommon, live: KubeObject, stamp: Record<string, string> = {}, repair: Record<string, string> = {}): KubeObject {
   const annotations: Record<string, string> = {};
   for (const key of [ANNOTATION.passwordHash, ANNOTATION.secretHash, ANNOTATION.rotationRequests, ANNOTATION.rotationSequence, ANNOTATION.supersededAt]) {
     const value = at(live, 'metadata', 'annotations', key);
-    if (typeof value === 'string') annotations[key] = value;
+    if (repair[key] !== undefined) annotations[key] = repair[key];
+    else if (typeof value === 'string') annotations[key] = value;
     else if (stamp[key] !== undefined) annotations[key] = stamp[key];
   }
   const resource = at(live, 'spec', 'resource');

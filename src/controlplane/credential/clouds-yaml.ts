@@ -3,7 +3,8 @@
 // built from the AC's status.id and the secret the hooks chose. Both name the cloud entry by
 // `cloudName` and point at the in-cluster Keystone, through its internal endpoints
 // (`endpoint_type: internal`: K-ORC runs in-cluster).
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
+import { readBoundedYaml } from '../../bounded-yaml.js';
 import { isObject } from '../../k8s/read.js';
 import { OPENSTACK_ADMIN, keystoneInternalUrl } from '../names.js';
 import type { StageInput } from '../stage.js';
@@ -73,7 +74,7 @@ export interface ApplicationCredentialAuth {
 }
 
 export type ParsedCloud =
-  | { kind: 'unparsable' }
+  | { kind: 'unparsable'; why: string }
   | { kind: 'no-credential' }
   | { kind: 'credential'; auth: ApplicationCredentialAuth };
 
@@ -87,13 +88,10 @@ export function readApplicationCredential(document: string, cloudName: string): 
 }
 
 function readNow(document: string, cloudName: string): ParsedCloud {
-  let doc: unknown;
-  try {
-    doc = parse(document);
-  } catch {
-    return { kind: 'unparsable' };
-  }
-  if (!isObject(doc)) return { kind: 'unparsable' };
+  const read = readBoundedYaml(document);
+  if (!read.ok) return { kind: 'unparsable', why: read.why };
+  const doc = read.value;
+  if (!isObject(doc)) return { kind: 'unparsable', why: 'it is not a map' };
   const clouds = doc.clouds;
   const cloud = isObject(clouds) ? clouds[cloudName] : undefined;
   const auth = isObject(cloud) ? cloud.auth : undefined;
@@ -104,13 +102,10 @@ function readNow(document: string, cloudName: string): ParsedCloud {
   return { kind: 'credential', auth: Object.freeze({ id, secret }) };
 }
 
-/** A document's content as canonical JSON (maps sorted), or undefined when it is not YAML. */
+/** A document's content as canonical JSON (maps sorted), or undefined when it is not YAML (bounded-yaml.ts). */
 function canonicalOf(document: string): string | undefined {
-  try {
-    return exactKey(sortDeep(parse(document)));
-  } catch {
-    return undefined;
-  }
+  const read = readBoundedYaml(document);
+  return read.ok ? exactKey(sortDeep(read.value)) : undefined;
 }
 
 function sortDeep(value: unknown): unknown {

@@ -6,10 +6,10 @@ import { formatTime } from '../../k8s/conditions.js';
 import { isTerminating, type ObjectIndex } from '../../k8s/observed.js';
 import { openstackId } from '../../k8s/orc.js';
 import { at, isObject, stringAt } from '../../k8s/read.js';
-import { ANNOTATION } from '../names.js';
 import { adminCredentials } from './slots.js';
 import { credentialTimes } from './rotation.js';
-import { formatSeconds, lifetimeEnd, revokeAt, rotationEligibleAt, timeAt, type Schedule } from './schedule.js';
+import { lifetimeEnd, revokeAt, rotationEligibleAt, supersededAtOf, type Schedule } from './schedule.js';
+import { formatSeconds, readTime } from '../../k8s/time.js';
 import type { ControlPlaneRef } from '../ref.js';
 
 export type CredentialStatus = AdminApplicationCredentialStatus;
@@ -35,16 +35,17 @@ export function credentialStatus(cp: ControlPlaneRef, children: ObjectIndex, pre
   const lastRotation = previous?.id === id && previous.lastRotation ? previous.lastRotation : formatTime(now());
   const out: CredentialStatus = { id, restricted: !unrestricted, lastRotation };
   // Scheduled rotation (issue 19): Keystone's expiry, when the replacement is due, the superseded one.
+  // Copied only when it is a date-time the CRD admits (k8s/time.ts): the AC's spec is anyone's to edit.
   const expiresAt = stringAt(live, 'spec', 'resource', 'expiresAt');
-  if (expiresAt !== undefined) out.expiresAt = expiresAt;
+  if (expiresAt !== undefined && readTime(expiresAt) !== undefined) out.expiresAt = expiresAt;
   const times = credentialTimes(live);
   if (schedule && lifetimeEnd(times, schedule) !== undefined) out.rotationEligibleAt = formatSeconds(rotationEligibleAt(times, schedule, now().getTime()));
   const old = creds.superseded?.ac;
   const oldId = openstackId(old);
   if (old && oldId) {
     const superseded: NonNullable<CredentialStatus['superseded']> = { id: oldId };
-    const supersededAt = timeAt(old, 'metadata', 'annotations', ANNOTATION.supersededAt);
-    if (schedule && supersededAt !== undefined) superseded.revokeAt = formatSeconds(revokeAt({ ...credentialTimes(old), supersededAt, terminating: false }, schedule));
+    // An unreadable or future superseded-at counts from now (schedule.ts supersededAtOf), as the rotation does.
+    if (schedule) superseded.revokeAt = formatSeconds(revokeAt({ ...credentialTimes(old), supersededAt: supersededAtOf(old, now().getTime()).at, terminating: false }, schedule));
     out.superseded = superseded;
   }
   return out;

@@ -18,6 +18,7 @@ import { findCondition } from '../../k8s/conditions.js';
 import type { KubeObject, ObjectIndex } from '../../k8s/observed.js';
 import { annotationOf, at, stringAt } from '../../k8s/read.js';
 import { ANNOTATION } from '../names.js';
+import { readTime } from '../../k8s/time.js';
 
 export const ADMIN_AC_TARGET = 'adminApplicationCredential';
 /** A service user's password (services/password-rotation.ts); `spec.targetServiceUser` names its K-ORC User. */
@@ -78,9 +79,9 @@ export function formatRequests(requests: LatchedRequest[]): string {
 
 /** Whether `time` is known to be after `reference` (both RFC 3339); unknown counts as not after. */
 function after(time: string | undefined, reference: string | undefined): boolean {
-  const t = time === undefined ? NaN : Date.parse(time);
-  const r = reference === undefined ? NaN : Date.parse(reference);
-  return !Number.isNaN(t) && !Number.isNaN(r) && t > r;
+  const t = readTime(time);
+  const r = readTime(reference);
+  return t !== undefined && r !== undefined && t > r;
 }
 
 /** The request keys an AC lists, or undefined when it carries no list at all. */

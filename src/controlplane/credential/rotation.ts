@@ -12,12 +12,13 @@ import { annotationOf } from '../../k8s/read.js';
 import { readApplicationCredential, type CloudTarget } from './clouds-yaml.js';
 import type { LatchedRequest } from './rotation-requests.js';
 import { CLOUDS_YAML_KEY } from './round-trip.js';
+import { formatSeconds } from '../../k8s/time.js';
 import {
-  formatSeconds,
   nextDeadline,
   planRotation,
   resyncSeconds,
   rotationEligibleAt,
+  supersededAtOf,
   timeAt,
   type CredentialTimes,
   type RotationFacts,
@@ -105,14 +106,13 @@ export function scheduledRotation(r: RotationInput): RotationResult {
   const now = input.now.getTime();
   const other = otherSlot(creds, published);
   const superseded = creds.superseded;
+  const supersededAt = superseded ? supersededAtOf(superseded.ac, now) : undefined;
   const facts: RotationFacts = {
     schedule,
     now,
     published: credentialTimes(published.ac),
     replacement: creds.replacement ? credentialTimes(creds.replacement.ac) : undefined,
-    superseded: superseded
-      ? { ...credentialTimes(superseded.ac), supersededAt: timeAt(superseded.ac, 'metadata', 'annotations', ANNOTATION.supersededAt) ?? now, terminating: false }
-      : undefined,
+    superseded: superseded && supersededAt ? { ...credentialTimes(superseded.ac), supersededAt: supersededAt.at, terminating: false } : undefined,
     materialised: matches(r.materialised, r.cloudName, publishedId, r.publishedValue),
   };
   let step = planRotation(facts);
@@ -123,7 +123,7 @@ export function scheduledRotation(r: RotationInput): RotationResult {
   if (held) step = { kind: 'wait', dueAt: now + HELD_RECHECK_MS };
   const deadline = nextDeadline(step, facts);
   const out: RotationResult = { step, acs: [], releases: [], note: '', facts, resyncAfterSeconds: deadline === undefined ? undefined : resyncSeconds(deadline, now) };
-  const kept = (s: OccupiedSlot, stamp: Record<string, string> = {}) => keptAc({ ...r.common, name: s.name }, s.ac, stamp);
+  const kept = (s: OccupiedSlot, stamp: Record<string, string> = {}, repair: Record<string, string> = {}) => keptAc({ ...r.common, name: s.name }, s.ac, stamp, repair);
   const due = formatSeconds(rotationEligibleAt(facts.published, schedule, now));
   switch (step.kind) {
     case 'wait':
@@ -183,7 +183,8 @@ export function scheduledRotation(r: RotationInput): RotationResult {
     case 'grace':
       // planRotation is in grace only with a superseded credential.
       if (superseded === undefined) break;
-      out.acs.push(kept(superseded));
+      // An unreadable or future superseded-at is stamped again with now (schedule.ts supersededAtOf).
+      out.acs.push(kept(superseded, {}, supersededAt?.valid === false ? { [ANNOTATION.supersededAt]: formatSeconds(now) } : {}));
       out.note = `scheduled rotation: superseded ApplicationCredential ${superseded.name} is revoked at ${formatSeconds(step.revokeAt)}${step.materialised ? '' : ' once the materialised clouds.yaml carries its successor'}`;
       break;
     case 'revoke':

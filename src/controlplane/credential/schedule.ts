@@ -16,6 +16,8 @@ import { at, stringAt } from '../../k8s/read.js';
 import type { KubeObject, ObjectIndex } from '../../k8s/observed.js';
 import { GVK } from '../../k8s/kinds.js';
 import { ADMIN_AC_TARGET } from './rotation-requests.js';
+import { ANNOTATION } from '../names.js';
+import { readTime } from '../../k8s/time.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -186,15 +188,20 @@ export function resyncSeconds(deadline: number, now: number): number {
   return Math.max(1, Math.min(MAX_SCHEDULE_RESYNC_SECONDS, Math.ceil((deadline - now) / 1000)));
 }
 
-/** An RFC 3339 time at whole seconds (what the API server stores for a date-time). */
-export function formatSeconds(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+/** A time read from an object, ms; undefined when absent or not a date-time (k8s/time.ts). */
+export function timeAt(obj: KubeObject | undefined, ...path: string[]): number | undefined {
+  return readTime(stringAt(obj, ...path));
 }
 
-/** A time read from an object, ms; undefined when absent or unreadable. */
-export function timeAt(obj: KubeObject | undefined, ...path: string[]): number | undefined {
-  const raw = stringAt(obj, ...path);
-  if (raw === undefined) return undefined;
-  const t = Date.parse(raw);
-  return Number.isNaN(t) ? undefined : t;
+/**
+ * When the superseded credential `ac` was superseded: its `c5c3.io/superseded-at`, the time the
+ * switch stamped. The annotation is free text anyone can edit; a value that is not a date-time
+ * (k8s/time.ts), or is later than `now` (a switch cannot have happened yet), is read as `now` and
+ * `valid: false`: the KORC stage stamps it again with `now`, so the grace period runs in full from
+ * when the service found it unreadable. A bad annotation can only keep the old credential longer
+ * (it is revoked once it expires anyway), never revoke it early, never fail the sync.
+ */
+export function supersededAtOf(ac: KubeObject | undefined, now: number): { at: number; valid: boolean } {
+  const t = timeAt(ac, 'metadata', 'annotations', ANNOTATION.supersededAt);
+  return t !== undefined && t <= now ? { at: t, valid: true } : { at: now, valid: false };
 }

@@ -5,6 +5,7 @@
 import { UPDATE_PHASES, UPDATE_RESULTS } from '../../api/controlplane.js';
 import { at, isObject } from '../../k8s/read.js';
 import { parseRelease } from './release-path.js';
+import { readTime } from '../../k8s/time.js';
 
 export type UpdatePhase = (typeof UPDATE_PHASES)[number];
 export type UpdateResult = (typeof UPDATE_RESULTS)[number];
@@ -53,7 +54,7 @@ export interface RolloutMemory {
 export const inRollout = (phase: UpdatePhase) => phase !== 'Idle' && phase !== 'Complete';
 
 const isString = (v: unknown): v is string => typeof v === 'string';
-const isTime = (v: unknown): v is string => isString(v) && !Number.isNaN(Date.parse(v));
+const isTime = (v: unknown): v is string => readTime(v) !== undefined;
 
 export function readImage(v: unknown): KeystoneImage | undefined {
   if (!isObject(v) || !isString(v.repository) || !isString(v.tag) || v.repository === '' || v.tag === '') return undefined;

@@ -75,7 +75,7 @@ export const adminCredentialStage: Stage = {
         materialised === undefined
           ? `Secret ${secretName} has no ${CLOUDS_YAML_KEY} yet`
           : parsed?.kind === 'unparsable'
-            ? `Secret ${secretName}: key ${CLOUDS_YAML_KEY} is not a clouds.yaml document yet`
+            ? `Secret ${secretName}: key ${CLOUDS_YAML_KEY} is not a clouds.yaml document yet (${parsed.why})`
             : `Secret ${secretName} does not authenticate with credential ${id} yet`;
       return syncing(trip.refresh.detail ? `${why} (${trip.refresh.detail})` : why);
     }

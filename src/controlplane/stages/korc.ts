@@ -28,7 +28,8 @@ import {
 import { formatRequests, rotationRequests, type LatchedRequest } from '../credential/rotation-requests.js';
 import { invalidSpec } from './invalid-spec.js';
 import { adminCredentials, slotValue, type Slot, type AdminCredentials } from '../credential/slots.js';
-import { readSchedule, formatSeconds } from '../credential/schedule.js';
+import { readSchedule } from '../credential/schedule.js';
+import { formatSeconds } from '../../k8s/time.js';
 import { materialisedMatches, scheduledRotation, unscheduledOthers, type RotationResult } from '../credential/rotation.js';
 import { type ScheduledMint } from '../credential/application-credential.js';
 import { mintedSecret } from '../credential/minted-secret.js';
