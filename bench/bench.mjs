@@ -253,7 +253,7 @@ let failures = 0;
 const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 
 /** One measurement: requests per second, latency percentiles (ms, fractional) and server CPU per request. */
-async function load(path, body, connections, seconds, { quiet = false } = {}) {
+async function load(path, body, connections, seconds, { quiet = false, amount } = {}) {
   // A list of bodies: each request takes the next (every body new when the list outnumbers the
   // memo); a fleet: a function giving the body of the k-th request of this measurement.
   const bodies = Array.isArray(body) ? body : undefined;
@@ -271,7 +271,7 @@ async function load(path, body, connections, seconds, { quiet = false } = {}) {
   const latencies = [];
   let ok = 0;
   const t0 = process.hrtime.bigint();
-  const instance = autocannon({ url: `${server.url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, requests, connections, duration: seconds, sampleInt: 100 });
+  const instance = autocannon({ url: `${server.url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, requests, connections, ...(amount === undefined ? { duration: seconds } : { amount }), sampleInt: 100 });
   instance.on('response', (_client, statusCode, _bytes, ms) => {
     if (statusCode >= 200 && statusCode < 300) {
       ok++;
@@ -456,6 +456,16 @@ function fleetSource(fleet, n, changing) {
   return source;
 }
 
+/**
+ * The warm-up of a fleet cell: every member sent at least once (a round of a large fleet takes
+ * longer than the warm-up's seconds, and a member's first call is not a resync), then the usual
+ * seconds. `source` makes a fresh fleetSource.
+ */
+async function warmFleet(path, source, n, connections) {
+  await load(path, source(), connections, WARMUP_SECONDS, { quiet: true, amount: n });
+  await load(path, source(), connections, WARMUP_SECONDS, { quiet: true });
+}
+
 if (wanted('fleet')) {
   out();
   out('## A fleet of converged ControlPlanes, each resynced in turn (issue 34)');
@@ -481,7 +491,9 @@ if (wanted('fleet')) {
           // Each measurement starts its rounds anew; the changed bodies stay new across them.
           const source = () => fleetSource(fleet, n, changing && { offset: (changingOffset += 1_000_000) });
           const routes = ['/controlplane/sync', '/bench/floor'];
-          for (const path of routes) await load(path, source(), connections, WARMUP_SECONDS, { quiet: true });
+          // The warm-up sends every member at least once (a round of a large fleet takes longer
+          // than the warm-up's seconds): the repeats measure resyncs, not a member's first call.
+          for (const path of routes) await warmFleet(path, source, n, connections);
           const before = await memoLookups();
           const runs = [];
           let memoAfter;
@@ -530,7 +542,7 @@ if (wanted('memos')) {
     // empty are filled again), every repeat; CPU per hook call, hit rates from the runs with all on.
     await switchOff([]);
     const warm = await memoLookups();
-    await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+    await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
     // Only the memos this traffic looks up are switched off (the others cannot save anything here).
     const looked = await memoLookups();
     const MEMO_NAMES = Object.values(MEMO).filter((m) => (looked.get(m)?.hit ?? 0) + (looked.get(m)?.miss ?? 0) > (warm.get(m)?.hit ?? 0) + (warm.get(m)?.miss ?? 0));
@@ -540,7 +552,7 @@ if (wanted('memos')) {
     let lookups = new Map();
     for (let r = 0; r < REPEATS; r++) {
       await switchOff([]);
-      await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+      await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
       const before = await memoLookups();
       onRuns.push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
       const after = await memoLookups();
@@ -550,12 +562,12 @@ if (wanted('memos')) {
       }
       for (const memo of MEMO_NAMES) {
         await switchOff([memo]);
-        await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+        await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
         offRuns.get(memo).push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
         // All on again, warmed up, and measured once more: each off run is compared with the
         // mean of the on runs just before and just after it (the machine drifts).
         await switchOff([]);
-        await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+        await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
         onAfter.get(memo).push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
       }
     }

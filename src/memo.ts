@@ -30,6 +30,8 @@ export const MEMO = {
   cloudsYaml: 'clouds_yaml',
   /** Secret values of captured documents (capture/secret-values.ts). */
   secretValues: 'secret_values',
+  /** The needles of a request's secret values, and what was found clean of them (redaction.ts). */
+  redaction: 'redaction',
 } as const;
 export type MemoName = (typeof MEMO)[keyof typeof MEMO];
 

@@ -20,6 +20,7 @@
 // pattern built from secrets); only when one is found are the strings walked and the public words
 // read from the request.
 import { isSecretObject, secretValuesOf, ValueReplacer, MIN_SECRET_LENGTH } from './capture/secret-values.js';
+import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from './memo.js';
 
 export const REDACTED_VALUE = '[redacted]';
 /** What a message that quoted a public word held by a Secret becomes, whole. */
@@ -43,6 +44,14 @@ function* requestObjects(request: Json): Generator<JsonObject> {
       for (const o of Object.values(group)) if (isObject(o)) yield o;
     }
   }
+}
+
+/** Whether `value` and everything in it is frozen (deepFreeze'd: a kept stage result). */
+function isDeeplyFrozen(value: Json, depth = 0): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (!Object.isFrozen(value) || depth > 64) return false;
+  for (const v of Object.values(value)) if (!isDeeplyFrozen(v, depth + 1)) return false;
+  return true;
 }
 
 /** Every string of `value` (keys too), depth-bounded (a request's depth is bounded already). */
@@ -79,41 +88,83 @@ function publicText(request: Json): string {
 
 const SINGLE_WORD = /^\p{L}+$/u;
 
-export class Redaction {
-  private readonly hidden: ValueReplacer;
-  private readonly pointing: ValueReplacer | undefined;
-  /** Short values: replaced where a free-text field is exactly one of them (never inside text, ValueReplacer). */
-  private readonly short: ReadonlySet<string>;
+/**
+ * What finding a set of secret values takes: every needle of every value (ValueReplacer), the
+ * values too short to look for inside text, and the frozen objects already found to hold none of
+ * them. Kept by the values (a ControlPlane resyncs with the same Secrets, and its children come
+ * back from the stage results as the same frozen objects: stage-memo.ts), so a resync looks for
+ * the needles in what is new only (the status, a child built afresh). Nothing is replaced with
+ * these: replacing needs the request's public words (Redaction), read only when a value is found.
+ */
+interface Needles {
+  readonly all: ValueReplacer;
+  readonly short: ReadonlySet<string>;
+  /** Frozen objects holding no needle, nowhere: redacting one gives it back as it is. */
+  readonly clean: WeakSet<object>;
+}
 
-  constructor(values: ReadonlySet<string>, request: Json) {
-    const common: string[] = [];
-    const other: string[] = [];
-    let text: string | undefined;
-    for (const v of values) {
-      if (v.length < MIN_SECRET_LENGTH) continue;
-      text ??= publicText(request);
-      (SINGLE_WORD.test(v) || text.includes(v) ? common : other).push(v);
-    }
-    this.short = new Set([...values].filter((v) => v.length > 0 && v.length < MIN_SECRET_LENGTH));
-    this.hidden = new ValueReplacer(other.map((v): [string, string] => [v, REDACTED_VALUE]), false);
-    this.pointing = common.length > 0 ? new ValueReplacer(common.map((v): [string, string] => [v, WITHHELD_MESSAGE]), false) : undefined;
+/**
+ * The needles of the last sets of values, by the values joined: one set a ControlPlane, for a
+ * fleet of FLEET_MEMO_CONTROLPLANES; at most 4 Mi characters of keys (values of more than 64 KiB
+ * in all are looked for afresh every call). Like every memo, a pure function of its key.
+ */
+const NEEDLES = new BoundedMemo<Needles>(FLEET_MEMO_CONTROLPLANES, { maxKey: 64 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.redaction });
+
+function needlesFor(values: ReadonlySet<string>): Needles {
+  const compute = (): Needles => ({
+    all: new ValueReplacer([...values].map((v): [string, string] => [v, REDACTED_VALUE]), false),
+    short: new Set([...values].filter((v) => v.length > 0 && v.length < MIN_SECRET_LENGTH)),
+    clean: new WeakSet(),
+  });
+  return NEEDLES.get([...values].join('\u0000'), compute);
+}
+
+export class Redaction {
+  private readonly needles: Needles;
+  private replacers: { hidden: ValueReplacer; pointing: ValueReplacer | undefined } | undefined;
+
+  constructor(
+    private readonly values: ReadonlySet<string>,
+    private readonly request: Json,
+  ) {
+    this.needles = needlesFor(values);
   }
 
-  /** Whether `text` holds any needle (one indexOf per needle). */
-  private holds(text: string): boolean {
-    return this.hidden.occursIn(text) || (this.pointing?.occursIn(text) ?? false);
+  /**
+   * The replacements, built when a value is found: a value that is a public word of the request
+   * (publicText) or a single word withholds its message whole (WITHHELD_MESSAGE), any other is
+   * replaced in place.
+   */
+  private get replace(): { hidden: ValueReplacer; pointing: ValueReplacer | undefined } {
+    if (this.replacers === undefined) {
+      const common: string[] = [];
+      const other: string[] = [];
+      let text: string | undefined;
+      for (const v of this.values) {
+        if (v.length < MIN_SECRET_LENGTH) continue;
+        text ??= publicText(this.request);
+        (SINGLE_WORD.test(v) || text.includes(v) ? common : other).push(v);
+      }
+      this.replacers = {
+        hidden: new ValueReplacer(other.map((v): [string, string] => [v, REDACTED_VALUE]), false),
+        pointing: common.length > 0 ? new ValueReplacer(common.map((v): [string, string] => [v, WITHHELD_MESSAGE]), false) : undefined,
+      };
+    }
+    return this.replacers;
   }
 
   /** A free-text string (a message, an event): whole when it quoted a public word, else in place. */
   text(s: string): string {
-    if (this.short.has(s)) return REDACTED_VALUE;
-    if (this.pointing?.occursIn(s)) return WITHHELD_MESSAGE;
-    return this.hidden.apply(s);
+    if (this.needles.short.has(s)) return REDACTED_VALUE;
+    if (!this.needles.all.occursIn(s)) return s;
+    const { hidden, pointing } = this.replace;
+    if (pointing?.occursIn(s)) return WITHHELD_MESSAGE;
+    return hidden.apply(s);
   }
 
   /** A structural string: in place, public words left (they are there anyway). */
   private field(s: string): string {
-    return this.hidden.apply(s);
+    return this.needles.all.occursIn(s) ? this.replace.hidden.apply(s) : s;
   }
 
   private walk(value: Json, key: string | undefined, depth: number): Json {
@@ -127,9 +178,16 @@ export class Redaction {
 
   /** `value` redacted: a new value when something was found, else `value` itself (never changed). */
   redact<T>(value: T): T {
+    const { all, short, clean } = this.needles;
+    const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
+    if (frozen && clean.has(value)) return value;
     const strings: string[] = [];
     collectStrings(value, strings);
-    if (!this.holds(strings.join('\u0000')) && !strings.some((s) => this.short.has(s))) return value;
+    if (!all.occursIn(strings.join('\u0000')) && !strings.some((s) => short.has(s))) {
+      // Only a frozen object is known clean for good: nothing can change it after this call.
+      if (frozen && isDeeplyFrozen(value)) clean.add(value);
+      return value;
+    }
     return this.walk(value, undefined, 0) as T;
   }
 

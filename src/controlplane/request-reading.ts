@@ -11,7 +11,7 @@
 // (a WeakMap: it goes when the body leaves the memo) and read once per body, not once per call.
 // A kept reading is shared like the body: its objects are frozen, its maps read-only to the stages.
 // A body that is not frozen (parsed for this call alone, or an in-process caller's) is read afresh.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ControlPlaneHookRequest } from '../api/hooks.js';
 import type { SpecReading } from './spec.js';
 import { readSpec } from './spec.js';
@@ -95,7 +95,7 @@ function read(request: ControlPlaneHookRequest, shared: boolean): RequestReading
     // resolved are read from) and the unapplied children the tracking starts from, as one digest.
     stages: new StageMemo({
       cp,
-      common: createHash('sha256').update(`${exactKey(parent.spec)}\n${exactKey(unapplied)}`, 'utf8').digest('base64'),
+      common: hash('sha256', `${exactKey(parent.spec)}\n${exactKey(unapplied)}`, 'base64'),
       children,
       related,
     }),

@@ -9,7 +9,7 @@ import { findCondition, isConditionTrue } from './conditions.js';
 import { parseBounded } from './json-depth.js';
 import { BoundedMemo, deepFreeze, MEMO } from '../memo.js';
 import { sourceDigest } from './request-source.js';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -81,7 +81,7 @@ export class ObjectIndex {
     const kindKey = `${kind.apiVersion}|${kind.kind}`;
     let digest = this.kindDigests.get(kindKey);
     if (digest === undefined) {
-      const h = createHash('sha256');
+      let text = '';
       let complete = true;
       for (const id of this.byKind.get(kindKey)?.keys() ?? []) {
         const sent = this.sent.get(id);
@@ -90,9 +90,9 @@ export class ObjectIndex {
           complete = false;
           break;
         }
-        h.update(`${id}\u0000${d}\n`);
+        text += `${id}\u0000${d}\n`;
       }
-      digest = complete ? h.digest('base64') : null;
+      digest = complete ? hash('sha256', text, 'base64') : null;
       this.kindDigests.set(kindKey, digest);
     }
     return digest ?? undefined;

@@ -15,7 +15,7 @@
 // Two equal texts parse to equal values (JSON.parse is a function of the text), so equal digests
 // mean equal objects; two texts that differ only in spacing or escapes parse alike and digest
 // apart, which costs a recomputation, never a wrong answer.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ScannedParts } from './json-depth.js';
 
 /** Each matched object of a parsed request → the SHA-256 (base64) of its text. */
@@ -48,7 +48,7 @@ export function noteSources(body: unknown, text: string, parts: ScannedParts): v
         const obj = objects[keyText(e.key)];
         // Taken now, not when first asked for: a lazy digest would keep the whole request text alive
         // with any object a kept stage result holds (a child kept as observed).
-        if (e.start >= 0 && isMap(obj)) SOURCES.set(obj, createHash('sha256').update(text.slice(e.start, e.end), 'utf8').digest('base64'));
+        if (e.start >= 0 && isMap(obj)) SOURCES.set(obj, hash('sha256', text.slice(e.start, e.end), 'base64'));
       }
     }
   }
