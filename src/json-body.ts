@@ -22,6 +22,7 @@
 // request (the hook runner answers from a private copy if one ever tried, hooks.ts). Bounded by
 // the text kept; a text of more than BODY_MEMO.maxKey is parsed every time. A refused body is
 // refused again (and costs its scan again).
+import { hash } from 'node:crypto';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { MAX_JSON_DEPTH, scanJson, type ScannedParts } from './k8s/json-depth.js';
 import { noteSources } from './k8s/request-source.js';
@@ -97,12 +98,7 @@ export function bodyMemoHolds(): { bodies: number; indexed: number } {
   return { bodies: bodies.size, indexed };
 }
 
-/**
- * Fingerprint of a text not kept → `charsSeen` when it was last seen. Only whether to keep a body
- * depends on it, never which body is answered (that is the text itself, compared whole): two texts
- * sharing a fingerprint (a parent whose resourceVersion moved on, in characters the fingerprint
- * does not sample) at worst keep a body that does not come again, within the memo's bounds.
- */
+/** Digest of a text not kept → `charsSeen` when it was last seen. */
 const seenAt = new BoundedMemo<number>(BODY_MEMO.seen);
 /** Characters of the bodies (of at most maxKey) seen so far: the distance between two sightings. */
 let charsSeen = 0;
@@ -120,9 +116,10 @@ export function parseRemembered(text: string): unknown {
   countLookup(MEMO.body, remembered !== undefined);
   if (remembered !== undefined) return remembered;
   const parsed = parseJsonText(text, true);
-  const lastSeen = seenAt.peek(key);
+  const digest = hash('sha256', text, 'base64');
+  const lastSeen = seenAt.peek(digest);
   if (lastSeen === undefined || charsSeen - lastSeen > BODY_MEMO.maxKeyBytes) {
-    seenAt.set(key, charsSeen);
+    seenAt.set(digest, charsSeen);
     return parsed;
   }
   bodies.set(text, deepFreeze(parsed));
