@@ -31,9 +31,19 @@ export interface InflightBudget {
 const RELEASE = Symbol('c5c3.inflightRelease');
 type Held = FastifyRequest & { [RELEASE]?: () => void };
 
-export function inflightBudget(budgetBytes: number, bodyLimit: number, now: () => number = Date.now): InflightBudget {
+/**
+ * `onPressure` is told when the bytes in flight go over half the budget (true) and when they come
+ * back to half or less (false): the memos give back their memory then (memo.ts memoryPressure).
+ */
+export function inflightBudget(budgetBytes: number, bodyLimit: number, now: () => number = Date.now, onPressure?: (pressed: boolean) => void): InflightBudget {
   let inflight = 0;
   let exhaustedSince: number | undefined;
+  let pressed = false;
+  const moved = () => {
+    if (pressed === inflight > budgetBytes / 2) return;
+    pressed = !pressed;
+    onPressure?.(pressed);
+  };
   return {
     get bytes() {
       return inflight;
@@ -49,6 +59,7 @@ export function inflightBudget(budgetBytes: number, bodyLimit: number, now: () =
         return false;
       }
       inflight += bytes;
+      moved();
       const res = reply.raw;
       const socket = request.raw.socket as NodeJS.EventEmitter | null;
       const release = () => {
@@ -58,6 +69,7 @@ export function inflightBudget(budgetBytes: number, bodyLimit: number, now: () =
         socket?.removeListener('close', release);
         inflight -= bytes;
         exhaustedSince = undefined;
+        moved();
       };
       (request as Held)[RELEASE] = release;
       res.once('close', release);

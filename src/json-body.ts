@@ -60,7 +60,7 @@ export const BODY_DENSITY = { charsPerContainer: 16, minContainers: 65_536 } as 
  * the memo never holds more than about 25 MiB of the 128 MiB heap.
  */
 export const BODY_MEMO = { entries: 256, maxKey: 256 * 1024, maxKeyBytes: 1024 * 1024, seen: 1024 } as const;
-const bodies = new BoundedMemo<unknown>(BODY_MEMO.entries, { maxKey: BODY_MEMO.maxKey, maxKeyBytes: BODY_MEMO.maxKeyBytes, onEvict: (text) => unindex(text) });
+const bodies = new BoundedMemo<unknown>(BODY_MEMO.entries, { maxKey: BODY_MEMO.maxKey, maxKeyBytes: BODY_MEMO.maxKeyBytes, onEvict: (text) => unindex(text), shed: MEMO.body });
 /**
  * The remembered texts by fingerprint. A new request's text is a new string, and a map lookup by
  * it would hash all its characters (V8 hashes a string of up to 16 Ki characters whole, about

@@ -78,6 +78,37 @@ export function memoLookups(): ReadonlyMap<MemoName, { readonly hit: number; rea
 /** Every memo of the process (they are module singletons), so a test can start them afresh. */
 const ALL_MEMOS = new Set<BoundedMemo<unknown>>();
 
+/**
+ * Memory before speed. The memos that hold parsed objects in bulk (those built with `shed`: the
+ * parsed bodies, the stage results) hold nothing while the hook bodies in flight take more than
+ * half the in-flight budget (inflight.ts reports it through `memoryPressure`): those calls need the
+ * heap for their parsed bodies and answers, and the budget's worst case (test/long/memory.test.ts)
+ * is measured with these memos empty. Coming under pressure drops what they hold (counted by memo:
+ * c5c3_hooks_memo_sheds_total); under it nothing new is kept. A memo only saves recomputing: the
+ * answers stay the same, only the next calls cost more.
+ */
+let PRESSED = false;
+/** The budgets over half (a process runs one server; a test may run several). */
+let pressedBudgets = 0;
+const SHEDS = new Map<MemoName, number>();
+
+export function memoryPressure(pressed: boolean): void {
+  pressedBudgets = Math.max(0, pressedBudgets + (pressed ? 1 : -1));
+  if (pressedBudgets > 0 && !PRESSED) {
+    for (const memo of ALL_MEMOS) {
+      if (memo.shedAs === undefined || memo.size === 0) continue;
+      memo.forget();
+      SHEDS.set(memo.shedAs, (SHEDS.get(memo.shedAs) ?? 0) + 1);
+    }
+  }
+  PRESSED = pressedBudgets > 0;
+}
+
+/** How often each memo was dropped under memory pressure since the process started (metrics.ts). */
+export function memoSheds(): ReadonlyMap<MemoName, number> {
+  return SHEDS;
+}
+
 export class BoundedMemo<V> {
   /**
    * Forgets what every memo of the process remembers (each evicted key is reported to its
@@ -98,26 +129,33 @@ export class BoundedMemo<V> {
   private readonly maxKeyBytes: number;
   private readonly onEvict: ((key: string) => void) | undefined;
   private readonly name: MemoName | undefined;
+  /** Dropped under memory pressure (memoryPressure), counted under this name. */
+  readonly shedAs: MemoName | undefined;
 
   /**
    * At most `limit` entries. `maxKey`: a key longer than this is computed every time, never
    * looked up or kept (nothing large is held for one caller). `maxKeyBytes`: the keys held, in
    * characters, in all (a memo of many texts is bounded by what it holds, not only by how many).
    * `onEvict`: told of each key the bounds push out. `name`: the lookups through `get` are
-   * counted under it (countLookup); a key over `maxKey` counts as a miss.
+   * counted under it (countLookup); a key over `maxKey` counts as a miss. `shed`: a memo that holds
+   * parsed objects in bulk, given back under memory pressure (memoryPressure) and counted under
+   * this name.
    */
   constructor(
     private readonly limit: number,
-    bounds: { maxKey?: number; maxKeyBytes?: number; onEvict?: (key: string) => void; name?: MemoName } = {},
+    bounds: { maxKey?: number; maxKeyBytes?: number; onEvict?: (key: string) => void; name?: MemoName; shed?: MemoName } = {},
   ) {
     this.maxKey = bounds.maxKey ?? Infinity;
     this.maxKeyBytes = bounds.maxKeyBytes ?? Infinity;
     this.onEvict = bounds.onEvict;
     this.name = bounds.name;
+    this.shedAs = bounds.shed;
+    if (bounds.shed !== undefined && !SHEDS.has(bounds.shed)) SHEDS.set(bounds.shed, 0);
     ALL_MEMOS.add(this as BoundedMemo<unknown>);
   }
 
-  private forget(): void {
+  /** Drops every entry (each reported to `onEvict`). */
+  forget(): void {
     const keys = [...this.entries.keys()];
     this.entries.clear();
     this.bytes = 0;
@@ -149,7 +187,7 @@ export class BoundedMemo<V> {
 
   /** Remember `value` for `key` (not when the key is over `maxKey` or the whole key budget). */
   set(key: string, value: V): void {
-    if (key.length > this.maxKey || key.length > this.maxKeyBytes) return;
+    if (key.length > this.maxKey || key.length > this.maxKeyBytes || (PRESSED && this.shedAs !== undefined)) return;
     const old = this.entries.get(key);
     if (old !== undefined) {
       this.entries.delete(key);

@@ -87,3 +87,39 @@ t.test('finalize reads the last-applied annotations: the same texts again are hi
   t.ok(moved(between, after, MEMO.lastApplied, 'hit') > 0, 'last applied: the same annotations again are hits');
   t.equal(moved(between, after, MEMO.lastApplied, 'miss'), 0, 'last applied: no miss the second time');
 });
+
+t.test('bodies in flight over half the in-flight budget empty the body and stage-result memos, keep nothing new while over, and count it', async (t) => {
+  const resynced = (n: number) => JSON.stringify({ ...converged.request, parent: { ...converged.request.parent, metadata: { ...converged.request.parent.metadata, resourceVersion: `shed-${n}` } } });
+  const size = resynced(0).length;
+  // A fleet's bodies (well under half the budget) and one body over half of it (JSON allows the trailing blanks).
+  const { app } = await testServer({ level: 'silent', maxInflightBytes: 4 * size });
+  t.teardown(() => app.close());
+  BoundedMemo.forgetAll();
+  const sheds = async () => {
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    return Object.fromEntries([...text.matchAll(/^c5c3_hooks_memo_sheds_total\{memo="([a-z_]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+  };
+  const call = async (body: string) => {
+    const before = await lookups(app);
+    const res = await post(app, '/controlplane/sync', body);
+    t.equal(res.status, 200);
+    const after = await lookups(app);
+    return { hits: moved(before, after, MEMO.stageResult, 'hit'), misses: moved(before, after, MEMO.stageResult, 'miss'), answer: res.body };
+  };
+  const shedBefore = await sheds();
+  t.equal((await call(resynced(1))).hits, 0, 'the first call computes every stage');
+  const warm = await call(resynced(2));
+  t.ok(warm.hits > 0 && warm.misses === 0, `the next one finds them (${warm.hits} hits)`);
+  await call(resynced(2)); // a body seen twice is kept (json-body.ts)
+
+  const big = await call(resynced(3) + ' '.repeat(2 * size + 1));
+  t.equal(big.hits, 0, 'over half the budget: the stage results were dropped before the call');
+  t.equal(JSON.parse(big.answer).status.conditions.length, JSON.parse(warm.answer).status.conditions.length, 'and it is answered as well');
+  const shedAfter = await sheds();
+  for (const memo of [MEMO.stageResult, MEMO.body]) t.equal((shedAfter[memo] ?? 0) - (shedBefore[memo] ?? 0), 1, `${memo}: one shed counted`);
+
+  t.equal((await call(resynced(4))).hits, 0, 'nothing was kept while over half the budget');
+  const again = await call(resynced(5));
+  t.ok(again.hits > 0 && again.misses === 0, 'back under half, results are kept again');
+  t.same(await sheds(), shedAfter, 'no shed while under half');
+});

@@ -23,7 +23,8 @@
 // children are of declared kinds, or nothing is kept).
 //
 // Kept results are shared by the calls they answer, so they are frozen through. Bounded: the
-// results of STAGE_MEMO_CONTROLPLANES ControlPlanes' stages (least recently used first out).
+// results of STAGE_MEMO_CONTROLPLANES ControlPlanes' stages (least recently used first out), and
+// none while the bodies in flight take more than half the in-flight budget (memo.ts memoryPressure).
 import type { Condition } from '../k8s/conditions.js';
 import { ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import type { KindInfo } from '../k8s/kinds.js';
@@ -70,7 +71,7 @@ export interface StageKeyParts {
 export const STAGE_MEMO_CONTROLPLANES = 384;
 
 /** The stages' results by stage and ControlPlane. */
-const KEPT = new BoundedMemo<Kept>(16 * STAGE_MEMO_CONTROLPLANES);
+const KEPT = new BoundedMemo<Kept>(16 * STAGE_MEMO_CONTROLPLANES, { shed: MEMO.stageResult });
 
 /** The kept stage results as one request's stages look them up: by ControlPlane, keyed by what each stage reads. */
 export class StageMemo {

@@ -8,6 +8,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { startEventLoopGuard } from './event-loop.js';
 import { inflightBudget, type InflightBudget } from '../inflight.js';
+import { memoryPressure } from '../memo.js';
 import type { Metrics } from '../metrics.js';
 import { errorBody } from './errors.js';
 import { hookOf } from './hook-of.js';
@@ -52,7 +53,7 @@ export const overloadPlugin = fp(
       });
     }
 
-    const budget = inflightBudget(options.maxInflightBytes, options.bodyLimit, options.now);
+    const budget = inflightBudget(options.maxInflightBytes, options.bodyLimit, options.now, memoryPressure);
     options.onBudget?.(budget);
     app.addHook('onRequest', async (request, reply) => {
       const hook = hookOf(request);
