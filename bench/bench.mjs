@@ -33,6 +33,8 @@ with the defaults, plus the long run with --long.
                  profile);
                  for iterating: a report to quote is a whole run
   --fleet-sizes LIST  the fleet rows' sizes (comma-separated; default 1,30,300,3000)
+  --overload-guard-off  the server's overload guard off (MAX_EVENT_LOOP_DELAY_MS=0): on a machine
+                 so busy that the guard answers 429 and the run stops; said in the report's header
   -h, --help     this text; nothing is run
 
 Exit codes: 0 done, 1 a measurement failed (non-2xx answers or errors), 2 usage error.`;
@@ -49,6 +51,7 @@ try {
       smoke: { type: 'boolean' },
       only: { type: 'string' },
       'fleet-sizes': { type: 'string' },
+      'overload-guard-off': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   }).values;
@@ -206,7 +209,7 @@ async function startServer() {
   const env = { PATH: process.env.PATH, ...deployedEnv, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_DELAY_SECONDS: '0' };
   // A smoke run checks the benchmark, not the service: on a saturated machine the overload guard
   // would answer 429 (and fail the check), so it is off there; every measuring run keeps it.
-  if (SMOKE) env.MAX_EVENT_LOOP_DELAY_MS = '0';
+  if (SMOKE || args['overload-guard-off']) env.MAX_EVENT_LOOP_DELAY_MS = '0';
   const child = fork(join(root, 'bench', 'server.mjs'), [], { env, stdio: ['ignore', log, 'inherit', 'ipc'] });
   closeSync(log);
   const ready = await new Promise((resolve, reject) => {
@@ -250,7 +253,7 @@ let failures = 0;
 const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 
 /** One measurement: requests per second, latency percentiles (ms, fractional) and server CPU per request. */
-async function load(path, body, connections, seconds, { quiet = false } = {}) {
+async function load(path, body, connections, seconds, { quiet = false, amount } = {}) {
   // A list of bodies: each request takes the next (every body new when the list outnumbers the
   // memo); a fleet: a function giving the body of the k-th request of this measurement.
   const bodies = Array.isArray(body) ? body : undefined;
@@ -268,7 +271,7 @@ async function load(path, body, connections, seconds, { quiet = false } = {}) {
   const latencies = [];
   let ok = 0;
   const t0 = process.hrtime.bigint();
-  const instance = autocannon({ url: `${server.url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, requests, connections, duration: seconds, sampleInt: 100 });
+  const instance = autocannon({ url: `${server.url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, requests, connections, ...(amount === undefined ? { duration: seconds } : { amount }), sampleInt: 100 });
   instance.on('response', (_client, statusCode, _bytes, ms) => {
     if (statusCode >= 200 && statusCode < 300) {
       ok++;
@@ -325,7 +328,7 @@ out();
 out(
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mb(totalmem())} MB RAM, ${osType()} ${release()}. ` +
     `Node ${process.version}. Date: ${date}. Server and load generator (autocannon) share the machine; load average (1, 5, 15 min) at the start ${loadavg().map((x) => x.toFixed(1)).join(', ')} (what else ran: see "Reading the numbers"). ` +
-    `Server as deployed (the env of manifests/deployment.yaml): log level ${server.logLevel} (one line per request, into a file), ${server.maxEventLoopDelayMs > 0 ? `overload guard at ${server.maxEventLoopDelayMs} ms event-loop delay` : 'overload guard off (smoke run only)'}, ` +
+    `Server as deployed (the env of manifests/deployment.yaml): log level ${server.logLevel} (one line per request, into a file), ${server.maxEventLoopDelayMs > 0 ? `overload guard at ${server.maxEventLoopDelayMs} ms event-loop delay` : `overload guard off (${SMOKE ? 'smoke run only' : '--overload-guard-off: the machine was too busy for it'})`}, ` +
     `in-flight bodies ${deployedEnv.MAX_INFLIGHT_BYTES ?? 'default'}, NODE_OPTIONS \`${deployedEnv.NODE_OPTIONS ?? ''}\`. ` +
     `${SECONDS} s per measurement after a ${WARMUP_SECONDS} s warm-up, ${REPEATS} repeat${REPEATS > 1 ? 's' : ''} per cell: median (min–max). ` +
     `Reproduce with \`npm run bench -- --write${args.seconds ? ` --seconds ${args.seconds}` : ''}${args.repeats ? ` --repeats ${args.repeats}` : ''}${args.long ? ' --long' : ''}\`.`,
@@ -453,6 +456,16 @@ function fleetSource(fleet, n, changing) {
   return source;
 }
 
+/**
+ * The warm-up of a fleet cell: every member sent at least once (a round of a large fleet takes
+ * longer than the warm-up's seconds, and a member's first call is not a resync), then the usual
+ * seconds. `source` makes a fresh fleetSource.
+ */
+async function warmFleet(path, source, n, connections) {
+  await load(path, source(), connections, WARMUP_SECONDS, { quiet: true, amount: n });
+  await load(path, source(), connections, WARMUP_SECONDS, { quiet: true });
+}
+
 if (wanted('fleet')) {
   out();
   out('## A fleet of converged ControlPlanes, each resynced in turn (issue 34)');
@@ -478,7 +491,9 @@ if (wanted('fleet')) {
           // Each measurement starts its rounds anew; the changed bodies stay new across them.
           const source = () => fleetSource(fleet, n, changing && { offset: (changingOffset += 1_000_000) });
           const routes = ['/controlplane/sync', '/bench/floor'];
-          for (const path of routes) await load(path, source(), connections, WARMUP_SECONDS, { quiet: true });
+          // The warm-up sends every member at least once (a round of a large fleet takes longer
+          // than the warm-up's seconds): the repeats measure resyncs, not a member's first call.
+          for (const path of routes) await warmFleet(path, source, n, connections);
           const before = await memoLookups();
           const runs = [];
           let memoAfter;
@@ -527,7 +542,7 @@ if (wanted('memos')) {
     // empty are filled again), every repeat; CPU per hook call, hit rates from the runs with all on.
     await switchOff([]);
     const warm = await memoLookups();
-    await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+    await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
     // Only the memos this traffic looks up are switched off (the others cannot save anything here).
     const looked = await memoLookups();
     const MEMO_NAMES = Object.values(MEMO).filter((m) => (looked.get(m)?.hit ?? 0) + (looked.get(m)?.miss ?? 0) > (warm.get(m)?.hit ?? 0) + (warm.get(m)?.miss ?? 0));
@@ -537,7 +552,7 @@ if (wanted('memos')) {
     let lookups = new Map();
     for (let r = 0; r < REPEATS; r++) {
       await switchOff([]);
-      await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+      await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
       const before = await memoLookups();
       onRuns.push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
       const after = await memoLookups();
@@ -547,12 +562,12 @@ if (wanted('memos')) {
       }
       for (const memo of MEMO_NAMES) {
         await switchOff([memo]);
-        await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+        await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
         offRuns.get(memo).push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
         // All on again, warmed up, and measured once more: each off run is compared with the
         // mean of the on runs just before and just after it (the machine drifts).
         await switchOff([]);
-        await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, WARMUP_SECONDS, { quiet: true });
+        await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
         onAfter.get(memo).push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
       }
     }
