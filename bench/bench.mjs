@@ -462,7 +462,8 @@ function fleetSource(fleet, n, changing) {
  * seconds. `source` makes a fresh fleetSource.
  */
 async function warmFleet(path, source, n, connections) {
-  await load(path, source(), connections, WARMUP_SECONDS, { quiet: true, amount: n });
+  // autocannon sends at least one request per connection.
+  await load(path, source(), connections, WARMUP_SECONDS, { quiet: true, amount: Math.max(n, connections) });
   await load(path, source(), connections, WARMUP_SECONDS, { quiet: true });
 }
 
