@@ -36,6 +36,12 @@ export interface Paths {
   };
 }
 
+/** A process the suite starts and stops itself. */
+export interface SpawnedProcess {
+  stop(): Promise<void>;
+  exited(): boolean;
+}
+
 interface Proc {
   name: string;
   child: ChildProcess;
@@ -103,6 +109,12 @@ export class Harness {
   logOf(name: string): string {
     return join(this.paths.logs, `${name}.log`);
   }
+
+  /**
+   * The processes the suite started itself (the real Keystones and OpenStack APIs) that exited
+   * without being stopped: a crash the stand-in operators restart from; the run reports each.
+   */
+  readonly unexpectedExits: string[] = [];
 
   /** The component that died, if any (name and exit). */
   dead(): Proc | undefined {
@@ -448,12 +460,17 @@ export class Harness {
   }
 
   /** A process the suite starts and stops itself (a Keystone instance); killed with the rest at the end. */
-  spawnProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): { stop(): Promise<void>; exited(): boolean } {
+  spawnProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): SpawnedProcess {
     const proc = this.start(name, command, args, env);
     proc.expected = true;
+    let stopping = false;
+    proc.child.on('exit', (code, signal) => {
+      if (!stopping && !this.stopping) this.unexpectedExits.push(`${name} exited (${code ?? signal}) at ${new Date().toISOString()}`);
+    });
     return {
       exited: () => proc.exited !== undefined,
       stop: async () => {
+        stopping = true;
         if (proc.exited !== undefined) return;
         proc.child.kill('SIGTERM');
         const until = Date.now() + 10_000;

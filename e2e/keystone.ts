@@ -14,6 +14,7 @@ import type { Obj } from '../src/sim/cluster.js';
 import { refOf } from '../src/sim/cluster.js';
 import type { Kube } from './kube.js';
 import type { Route } from './forward-proxy.js';
+import type { SpawnedProcess } from './harness.js';
 
 const run = promisify(execFile);
 
@@ -28,7 +29,7 @@ const WSGI_SHIM = [
 
 export interface ProcessStarter {
   /** Starts a long-running process with its output in the run's log `name`; resolves its handle. */
-  start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): { stop(): Promise<void>; exited(): boolean };
+  start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): SpawnedProcess;
   freePort(): Promise<number>;
 }
 
@@ -39,7 +40,7 @@ interface Instance {
   port: number;
   password: string;
   region: string;
-  proc?: { stop(): Promise<void>; exited(): boolean };
+  proc?: SpawnedProcess;
   /** Stopped on purpose (a scenario's outage); not restarted until started again. */
   down: boolean;
 }
@@ -110,7 +111,7 @@ export class Keystones {
       const seen = this.checked.get(key);
       let ok = seen?.password === password && seen.ok;
       if (!ok && !(seen?.password === password && Date.now() - seen.at < 5000)) {
-        ok = await new KeystoneApi(`http://127.0.0.1:${instance.port}/v3`, instance.password).acceptsPassword(user.username, password, user.projectName ?? 'service').catch(() => false);
+        ok = await new KeystoneApi(`http://127.0.0.1:${instance.port}/v3`, instance.password, false).acceptsPassword(user.username, password, user.projectName ?? 'service').catch(() => false);
         this.checked.set(key, { password, ok, at: Date.now() });
         this.note(`service user ${user.username} in ${ns}/${instance.name}: ${ok ? 'authenticates' : 'refused'}`);
       }
@@ -261,17 +262,47 @@ export class Keystones {
   }
 }
 
+/** How long a call to a real Keystone retries when its connection fails (the process restarting). */
+const RECONNECT_MS = 60_000;
+
+/**
+ * `fetch`, retried while the connection fails (refused, reset: the gunicorn worker or the whole
+ * instance restarting after a crash, which the Keystone stand-in operator starts again within a
+ * tick) for up to RECONNECT_MS; an HTTP answer, whatever its status, is returned at once. Each
+ * retry is printed, so a run that needed one says so.
+ */
+export async function fetchReconnecting(url: string, init: RequestInit = {}): Promise<Response> {
+  const until = Date.now() + RECONNECT_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const why = `${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
+      if (!(err instanceof TypeError) || Date.now() > until) throw new Error(`${init.method ?? 'GET'} ${url}: ${why}`, { cause: err });
+      console.log(`    !!!!! ${init.method ?? 'GET'} ${url}: ${why}; retrying (attempt ${attempt + 1})`);
+      await new Promise((res) => setTimeout(res, Math.min(1000 * attempt, 5000)));
+    }
+  }
+}
+
 /** Keystone's own API with the admin user's password (project admin in Default). */
 export class KeystoneApi {
   private token: string | undefined;
   constructor(
     readonly url: string,
     private readonly password: string,
+    /** Whether a failed connection is retried (fetchReconnecting); the stand-ins' own checks do not wait. */
+    private readonly reconnect = true,
   ) {}
+
+  private send(url: string, init: RequestInit = {}): Promise<Response> {
+    return this.reconnect ? fetchReconnecting(url, init) : fetch(url, init);
+  }
 
   /** A token of the admin user (project admin in Default): its id and body. */
   private async issue(): Promise<{ id: string; token: Obj }> {
-    const res = await fetch(`${this.url}/auth/tokens`, {
+    const res = await this.send(`${this.url}/auth/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -296,7 +327,7 @@ export class KeystoneApi {
 
   async get(path: string): Promise<Obj> {
     this.token ??= await this.login();
-    const res = await fetch(`${this.url}${path}`, { headers: { 'x-auth-token': this.token } });
+    const res = await this.send(`${this.url}${path}`, { headers: { 'x-auth-token': this.token } });
     if (!res.ok) throw new Error(`Keystone GET ${path}: HTTP ${res.status}`);
     return (await res.json()) as Obj;
   }
@@ -313,7 +344,7 @@ export class KeystoneApi {
 
   /** Authenticates with an application credential: whether Keystone accepts it. */
   async acceptsApplicationCredential(id: string, secret: string): Promise<boolean> {
-    const res = await fetch(`${this.url}/auth/tokens`, {
+    const res = await this.send(`${this.url}/auth/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ auth: { identity: { methods: ['application_credential'], application_credential: { id, secret } } } }),
@@ -341,7 +372,7 @@ export class KeystoneApi {
 
   /** Authenticates as a user of domain Default with a password, scoped to a project: whether Keystone accepts it. */
   async acceptsPassword(user: string, password: string, project: string): Promise<boolean> {
-    const res = await fetch(`${this.url}/auth/tokens`, {
+    const res = await this.send(`${this.url}/auth/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({

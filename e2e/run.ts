@@ -108,6 +108,15 @@ interface Result {
 }
 const results: Result[] = [];
 
+/** An unexpected error's stack with its causes (a failed fetch says why only in its cause). */
+function failure(err: unknown): string {
+  const lines = [(err as Error)?.stack ?? String(err)];
+  for (let cause = (err as Error)?.cause, depth = 0; cause !== undefined && depth < 3; cause = (cause as Error)?.cause, depth++) {
+    lines.push(`caused by: ${(cause as Error)?.stack ?? String(cause)}`);
+  }
+  return lines.join('\n    ');
+}
+
 function failTails(component?: string): void {
   const names = component ? [component] : ['metacontroller', 'service', 'standins'];
   for (const n of names) {
@@ -204,7 +213,7 @@ try {
         result = { id: s.id, title: s.title, status: 'pass', seconds: (Date.now() - t0) / 1000 };
       } catch (err) {
         if (err instanceof Skip) result = { id: s.id, title: s.title, status: 'skip', seconds: (Date.now() - t0) / 1000, message: err.message };
-        else result = { id: s.id, title: s.title, status: 'fail', seconds: (Date.now() - t0) / 1000, message: err instanceof AssertionError ? err.message : (err as Error).stack ?? String(err) };
+        else result = { id: s.id, title: s.title, status: 'fail', seconds: (Date.now() - t0) / 1000, message: err instanceof AssertionError ? err.message : failure(err) };
       }
     }
     results.push(result);
@@ -218,6 +227,7 @@ try {
     }
   }
   if (ops.errors.length > 0) console.log(`e2e: the stand-ins saw ${ops.errors.length} write error(s); first: ${ops.errors[0]}`);
+  for (const exit of h.unexpectedExits) console.log(`e2e: !!!!! a real OpenStack process crashed (restarted by its stand-in operator): ${exit}`);
 } catch (err) {
   const component = err instanceof ComponentError ? err.component : undefined;
   console.log(`e2e: the cluster did not come up: ${(err as Error).message}`);
