@@ -75,6 +75,17 @@ export class Keystones {
     return i?.proc && !i.down ? `http://127.0.0.1:${i.port}/v3` : undefined;
   }
 
+  /**
+   * The admin's API of the Keystone serving CR `ns/name` (undefined when none serves): a failed
+   * connection is retried while that instance is still meant to serve (a crashed process is
+   * started again), never once it was stopped (its CR gone, a scenario's outage).
+   */
+  api(ns: string, name: string): KeystoneApi | undefined {
+    const url = this.urlOf(ns, name);
+    const password = this.adminPasswordOf(ns, name);
+    return url && password ? new KeystoneApi(url, password, () => this.urlOf(ns, name) === url) : undefined;
+  }
+
   /** The admin password the instance was last bootstrapped with. */
   adminPasswordOf(ns: string, name: string): string | undefined {
     return this.instances.get(`${ns}/${name}`)?.password;
@@ -111,7 +122,7 @@ export class Keystones {
       const seen = this.checked.get(key);
       let ok = seen?.password === password && seen.ok;
       if (!ok && !(seen?.password === password && Date.now() - seen.at < 5000)) {
-        ok = await new KeystoneApi(`http://127.0.0.1:${instance.port}/v3`, instance.password, false).acceptsPassword(user.username, password, user.projectName ?? 'service').catch(() => false);
+        ok = await new KeystoneApi(`http://127.0.0.1:${instance.port}/v3`, instance.password).acceptsPassword(user.username, password, user.projectName ?? 'service').catch(() => false);
         this.checked.set(key, { password, ok, at: Date.now() });
         this.note(`service user ${user.username} in ${ns}/${instance.name}: ${ok ? 'authenticates' : 'refused'}`);
       }
@@ -268,10 +279,12 @@ const RECONNECT_MS = 60_000;
 /**
  * `fetch`, retried while the connection fails (refused, reset: the gunicorn worker or the whole
  * instance restarting after a crash, which the Keystone stand-in operator starts again within a
- * tick) for up to RECONNECT_MS; an HTTP answer, whatever its status, is returned at once. Each
- * retry is printed, so a run that needed one says so.
+ * tick) and `serving` says the instance is still meant to serve, for up to RECONNECT_MS; not once
+ * it was stopped on purpose (its CR gone, a scenario's outage): that failure is the answer. An
+ * HTTP answer, whatever its status, is returned at once. Each retry is printed, so a run that
+ * needed one says so.
  */
-export async function fetchReconnecting(url: string, init: RequestInit = {}): Promise<Response> {
+export async function fetchReconnecting(url: string, init: RequestInit, serving: () => boolean): Promise<Response> {
   const until = Date.now() + RECONNECT_MS;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -279,7 +292,7 @@ export async function fetchReconnecting(url: string, init: RequestInit = {}): Pr
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const why = `${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
-      if (!(err instanceof TypeError) || Date.now() > until) throw new Error(`${init.method ?? 'GET'} ${url}: ${why}`, { cause: err });
+      if (!(err instanceof TypeError) || !serving() || Date.now() > until) throw new Error(`${init.method ?? 'GET'} ${url}: ${why}`, { cause: err });
       console.log(`    !!!!! ${init.method ?? 'GET'} ${url}: ${why}; retrying (attempt ${attempt + 1})`);
       await new Promise((res) => setTimeout(res, Math.min(1000 * attempt, 5000)));
     }
@@ -292,12 +305,12 @@ export class KeystoneApi {
   constructor(
     readonly url: string,
     private readonly password: string,
-    /** Whether a failed connection is retried (fetchReconnecting); the stand-ins' own checks do not wait. */
-    private readonly reconnect = true,
+    /** Whether the instance is still meant to serve: a failed connection is retried while it is (fetchReconnecting; Keystones.api). */
+    private readonly serving: () => boolean = () => false,
   ) {}
 
   private send(url: string, init: RequestInit = {}): Promise<Response> {
-    return this.reconnect ? fetchReconnecting(url, init) : fetch(url, init);
+    return fetchReconnecting(url, init, this.serving);
   }
 
   /** A token of the admin user (project admin in Default): its id and body. */

@@ -7,7 +7,7 @@ import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
 import { childNames, remoteKeys } from '../../src/controlplane/names.js';
 import type { Ref } from '../kube.js';
-import { KeystoneApi } from '../keystone.js';
+import type { KeystoneApi } from '../keystone.js';
 import type { Ctx, Scenario } from './support.js';
 import { sleep, unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, korcKinds, ensureNamespace, createControlPlane, waitReady, newCredentialReachesKorc, forceRefresh, REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS } from './support.js';
 
@@ -59,10 +59,9 @@ async function identityIn(keystone: KeystoneApi): Promise<{ acs: string[]; servi
 
 async function realKeystone(ctx: Ctx): Promise<KeystoneApi> {
   const ks = childNames(REAL_NAME).keystone;
-  const url = ctx.keystones.urlOf(REAL_OPENSTACK_NS, ks);
-  const password = ctx.keystones.adminPasswordOf(REAL_OPENSTACK_NS, ks);
-  if (!url || !password) throw new AssertionError(`Keystone ${REAL_OPENSTACK_NS}/${ks} does not serve`);
-  return new KeystoneApi(url, password);
+  const api = ctx.keystones.api(REAL_OPENSTACK_NS, ks);
+  if (!api) throw new AssertionError(`Keystone ${REAL_OPENSTACK_NS}/${ks} does not serve`);
+  return api;
 }
 
 /** Waits until Keystone no longer holds `previous`, then checks that `current` is the admin's only credential. */
@@ -186,10 +185,9 @@ export function realOpenStackScenarios(shared: string): Scenario[] {
         const created = await createControlPlane(ctx, { metadata: { name: REAL_NAME, namespace: ns2 }, spec });
         const cp = await waitReady(ctx, cpRef(ns2, REAL_NAME), 300_000, (o) => !!o.status?.adminApplicationCredential?.id);
         const id: string = cp.status.adminApplicationCredential.id;
-        const url = ctx.keystones.urlOf(ns2, names.keystone);
-        const password = ctx.keystones.adminPasswordOf(ns2, names.keystone);
-        check(!!url && !!password, `Keystone ${ns2}/${names.keystone} does not serve`);
-        const acs = await new KeystoneApi(url!, password!).applicationCredentials();
+        const api = ctx.keystones.api(ns2, names.keystone);
+        check(!!api, `Keystone ${ns2}/${names.keystone} does not serve`);
+        const acs = await api!.applicationCredentials();
         check(acs.length === 1 && acs[0]!.id === id, `Keystone holds ${JSON.stringify(acs.map((a) => a.id))}, expected ${id}`);
         const rules = ((acs[0]!.access_rules ?? []) as Obj[]).map((r) => `${r.service} ${r.method} ${r.path}`).sort();
         const want = IDENTITY_RULES.map((r) => `${r.service} ${r.method} ${r.path}`).sort();

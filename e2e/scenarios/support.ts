@@ -10,7 +10,7 @@ import type { Harness } from '../harness.js';
 import type { Kube, Ref } from '../kube.js';
 import type { StandIns } from '../standins.js';
 import type { OpenBao } from '../openbao.js';
-import { KeystoneApi, type Keystones } from '../keystone.js';
+import type { KeystoneApi, Keystones } from '../keystone.js';
 import type { OpenStackApis } from '../openstack-apis.js';
 import type { ForwardProxy } from '../forward-proxy.js';
 import type { OpenStackCli } from '../openstack-cli.js';
@@ -262,8 +262,7 @@ export const sortKeys = (o: Obj | undefined) => o && Object.fromEntries(Object.k
 /** The admin API of the real Keystone of ControlPlane `cp` in `ns` (the real-Keystone namespaces). */
 export function keystoneApiOf(ctx: Ctx, ns: string, cp: string): KeystoneApi {
   const keystone = childNames(cp).keystone;
-  const url = ctx.keystones.urlOf(ns, keystone);
-  const password = ctx.keystones.adminPasswordOf(ns, keystone);
-  if (!url || !password) throw new AssertionError(`Keystone ${ns}/${keystone} does not serve`);
-  return new KeystoneApi(url, password);
+  const api = ctx.keystones.api(ns, keystone);
+  if (!api) throw new AssertionError(`Keystone ${ns}/${keystone} does not serve`);
+  return api;
 }
