@@ -257,9 +257,12 @@ export class Keystones {
   }
 
   private async serve(inst: Instance): Promise<void> {
-    inst.proc = this.procs.start(`keystone-${inst.ns}-${inst.name}`, join(this.venv, 'bin', 'gunicorn'), ['--chdir', inst.dir, '--bind', `127.0.0.1:${inst.port}`, '--workers', '1', '--threads', '4', 'c5c3_e2e_wsgi:application'], {
+    // As the OpenStack APIs are served (openstack-apis.ts): no control socket (its path under a
+    // run's directory is longer than a Unix socket's, "Control server error: AF_UNIX path too
+    // long"), and a worker is not killed for a request that takes 30 s on a busy machine (the
+    // gunicorn default; a killed worker resets the connections it holds).
+    inst.proc = this.procs.start(`keystone-${inst.ns}-${inst.name}`, join(this.venv, 'bin', 'gunicorn'), ['--chdir', inst.dir, '--bind', `127.0.0.1:${inst.port}`, '--workers', '1', '--threads', '4', '--timeout', '300', '--no-control-socket', 'c5c3_e2e_wsgi:application'], {
       OS_KEYSTONE_CONFIG_FILES: this.conf(inst),
-      // gunicorn's control socket lives under HOME: one per instance.
       HOME: inst.dir,
     });
   }

@@ -2,7 +2,7 @@
 // real External Secrets Operator and OpenBao carrying every credential round trip, and stand-in
 // operators for the rest. Prints one line per scenario and ends with `N passed, N failed`; exits
 // non-zero on any failure. Logs of every component go to .e2e/runs/<time>/logs/.
-import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,6 +107,19 @@ interface Result {
   message?: string;
 }
 const results: Result[] = [];
+
+/**
+ * The gunicorn workers of the real OpenStack processes that were killed or died (their arbiter
+ * starts another; the connections the worker held are reset): a line per log that has any.
+ */
+function workerRestarts(logs: string): string[] {
+  const found: string[] = [];
+  for (const file of readdirSync(logs).filter((f) => /^(keystone|placement|glance|cinder)-.*\.log$/.test(f))) {
+    const lines = readFileSync(join(logs, file), 'utf8').split('\n').filter((l) => /WORKER TIMEOUT|Worker \(pid:\d+\) (was sent (?!SIGTERM)|exited with code)/.test(l));
+    if (lines.length > 0) found.push(`${file}: ${lines.length} gunicorn worker(s) killed or died; first: ${lines[0]!.slice(0, 200)}`);
+  }
+  return found;
+}
 
 /** An unexpected error's stack with its causes (a failed fetch says why only in its cause). */
 function failure(err: unknown): string {
@@ -228,6 +241,7 @@ try {
   }
   if (ops.errors.length > 0) console.log(`e2e: the stand-ins saw ${ops.errors.length} write error(s); first: ${ops.errors[0]}`);
   for (const exit of h.unexpectedExits) console.log(`e2e: !!!!! a real OpenStack process crashed (restarted by its stand-in operator): ${exit}`);
+  for (const line of workerRestarts(join(run, 'logs'))) console.log(`e2e: !!!!! ${line}`);
 } catch (err) {
   const component = err instanceof ComponentError ? err.component : undefined;
   console.log(`e2e: the cluster did not come up: ${(err as Error).message}`);
