@@ -122,8 +122,8 @@ export function parseRemembered(text: string): unknown {
     seenAt.set(digest, charsSeen);
     return parsed;
   }
-  bodies.set(text, deepFreeze(parsed));
-  if (known === undefined) byFingerprint.set(key, [...(byFingerprint.get(key) ?? []), text]);
+  // Indexed only when kept: a body not kept (memory pressure, memo.ts) is never evicted, so never unindexed.
+  if (bodies.set(text, deepFreeze(parsed)) && known === undefined) byFingerprint.set(key, [...(byFingerprint.get(key) ?? []), text]);
   return parsed;
 }
 

@@ -87,21 +87,19 @@ const ALL_MEMOS = new Set<BoundedMemo<unknown>>();
  * c5c3_hooks_memo_sheds_total); under it nothing new is kept. A memo only saves recomputing: the
  * answers stay the same, only the next calls cost more.
  */
-let PRESSED = false;
-/** The budgets over half (a process runs one server; a test may run several). */
+/** The budgets over half (a process runs one server; a test may run several): under pressure while any is. */
 let pressedBudgets = 0;
 const SHEDS = new Map<MemoName, number>();
 
 export function memoryPressure(pressed: boolean): void {
+  const was = pressedBudgets > 0;
   pressedBudgets = Math.max(0, pressedBudgets + (pressed ? 1 : -1));
-  if (pressedBudgets > 0 && !PRESSED) {
-    for (const memo of ALL_MEMOS) {
-      if (memo.shedAs === undefined || memo.size === 0) continue;
-      memo.forget();
-      SHEDS.set(memo.shedAs, (SHEDS.get(memo.shedAs) ?? 0) + 1);
-    }
+  if (was || pressedBudgets === 0) return;
+  for (const memo of ALL_MEMOS) {
+    if (memo.shedAs === undefined || memo.size === 0) continue;
+    memo.forget();
+    SHEDS.set(memo.shedAs, (SHEDS.get(memo.shedAs) ?? 0) + 1);
   }
-  PRESSED = pressedBudgets > 0;
 }
 
 /** How often each memo was dropped under memory pressure since the process started (metrics.ts). */
@@ -185,9 +183,12 @@ export class BoundedMemo<V> {
     return key.length > this.maxKey ? undefined : this.hit(key)?.value;
   }
 
-  /** Remember `value` for `key` (not when the key is over `maxKey` or the whole key budget). */
-  set(key: string, value: V): void {
-    if (key.length > this.maxKey || key.length > this.maxKeyBytes || (PRESSED && this.shedAs !== undefined)) return;
+  /**
+   * Remember `value` for `key` (not when the key is over `maxKey` or the whole key budget, nor for
+   * a memo that sheds while under memory pressure): whether it was kept.
+   */
+  set(key: string, value: V): boolean {
+    if (key.length > this.maxKey || key.length > this.maxKeyBytes || (pressedBudgets > 0 && this.shedAs !== undefined)) return false;
     const old = this.entries.get(key);
     if (old !== undefined) {
       this.entries.delete(key);
@@ -201,6 +202,7 @@ export class BoundedMemo<V> {
       this.bytes -= oldest.length;
       this.onEvict?.(oldest);
     }
+    return true;
   }
 
   private hit(key: string): Entry<V> | undefined {

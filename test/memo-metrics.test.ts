@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from './support/shared.js';
 import { testServer, post } from './support/server.js';
 import { BoundedMemo, MEMO, type MemoName } from '../src/memo.js';
+import { bodyMemoHolds } from '../src/json-body.js';
 import type { HooksServer } from '../src/server.js';
 
 const dir = pathToFileURL(join(REPO_ROOT, 'hooks', 'controlplane-sync/'));
@@ -118,6 +119,11 @@ t.test('bodies in flight over half the in-flight budget empty the body and stage
   const shedAfter = await sheds();
   for (const memo of [MEMO.stageResult, MEMO.body]) t.equal((shedAfter[memo] ?? 0) - (shedBefore[memo] ?? 0), 1, `${memo}: one shed counted`);
 
+  const bigAgain = resynced(6) + ' '.repeat(2 * size + 1);
+  await call(bigAgain);
+  await call(bigAgain); // seen twice, but not kept under pressure: and not indexed either
+  const holds = bodyMemoHolds();
+  t.equal(holds.indexed, holds.bodies, `the body index holds only kept bodies (${holds.bodies})`);
   t.equal((await call(resynced(4))).hits, 0, 'nothing was kept while over half the budget');
   const again = await call(resynced(5));
   t.ok(again.hits > 0 && again.misses === 0, 'back under half, results are kept again');
