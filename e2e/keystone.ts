@@ -192,8 +192,9 @@ export class Keystones {
     }
     for (const [key, inst] of this.instances) {
       if (seen.has(key)) continue;
-      await inst.proc?.stop();
+      // Out of the map before it stops: a call failing while it stops is then not retried (api()).
       this.instances.delete(key);
+      await inst.proc?.stop();
       this.note(`keystone ${key}: stopped (its Keystone CR is gone)`);
     }
   }
