@@ -29,8 +29,8 @@ with the defaults, plus the long run with --long.
   --repeats N    measurements per cell; the report shows median (min–max) (default: 3)
   --long         the memory run is BENCH_LONG requests (default 1000000) instead of 50000
   --smoke        a quick check of the whole run (0.2 s cells, 1 repeat, small rows): no figures
-  --only LIST    run only these sections (comma-separated: cases, fleet, memos, scale, memory,
-                 profile);
+  --only LIST    run only these sections (comma-separated: cases, fleet, ceiling, memos, scale,
+                 memory, profile);
                  for iterating: a report to quote is a whole run
   --fleet-sizes LIST  the fleet rows' sizes (comma-separated; default 1,30,300,3000)
   --overload-guard-off  the server's overload guard off (MAX_EVENT_LOOP_DELAY_MS=0): on a machine
@@ -72,7 +72,7 @@ const number = (name, raw, fallback, { whole }) => {
   return value;
 };
 const SMOKE = Boolean(args.smoke);
-const SECTIONS = ['cases', 'fleet', 'memos', 'scale', 'memory', 'profile'];
+const SECTIONS = ['cases', 'fleet', 'ceiling', 'memos', 'scale', 'memory', 'profile'];
 const ONLY = args.only === undefined ? SECTIONS : args.only.split(',');
 for (const s of ONLY) {
   if (!SECTIONS.includes(s)) {
@@ -537,6 +537,39 @@ if (wanted('fleet')) {
       }
     }
   }
+}
+if (wanted('ceiling')) {
+  out();
+  out('## What a reading that parses only the objects it has not seen could reach (issue 43)');
+  out();
+  // The fleet with every service declared, at the goal's size and concurrency (issue 43).
+  const fleet = await prepareFleet(FLEETS[FLEETS.length - 1]);
+  await setFloor(fleet.answer);
+  const n = SMOKE ? Math.min(3, Math.max(...FLEET_SIZES)) : FLEET_GOAL.size;
+  const connections = FLEET_GOAL.connections;
+  out(
+    `The fleet of ${n} "${fleet.label}" ControlPlanes, each resynced in turn at concurrency ${connections}, sent to the hook, to the floor and to the partial floor (\`bench/server.mjs\` POST /bench/partial-floor). ` +
+      'The partial floor reads a body as a hook that parsed no object it has seen before would, when every child was seen before: the hook parser\'s scan (the observed objects\' spans noted), the digest of every observed object\'s text, and JSON.parse of the body with each child\'s text taken out; it then answers the floor\'s fixed object. ' +
+      'It does nothing else a hook must do (the schema validation, the request reading, the stage lookups, the status, the redaction), so it is the lower bound of that design: what is left of the goal\'s CPU for all of that is the goal minus the partial floor.',
+  );
+  out();
+  out('| fleet | conc. | hook req/s | floor req/s | partial floor req/s | CPU µs/req hook | floor | partial floor | hook CPU × floor | partial floor CPU × floor | goal: CPU × floor |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|');
+  const routes = ['/controlplane/sync', '/bench/floor', '/bench/partial-floor'];
+  const source = (path) => fleetSource(fleet, n, false, `ceiling|${n}|${path}`);
+  for (const path of routes) await warmFleet(path, () => source(path), n, connections);
+  const runs = [];
+  for (let r = 0; r < REPEATS; r++) {
+    const run = {};
+    for (const path of routes) run[path] = await load(path, source(path), connections, SECONDS);
+    runs.push(run);
+  }
+  const [hook, floor, partial] = routes;
+  out(
+    `| ${fleet.label}, N = ${n} | ${connections} | ${stat(runs, (r) => r[hook].rps, int)} | ${stat(runs, (r) => r[floor].rps, int)} | ${stat(runs, (r) => r[partial].rps, int)} ` +
+      `| ${stat(runs, (r) => r[hook].cpuUs, int)} | ${stat(runs, (r) => r[floor].cpuUs, int)} | ${stat(runs, (r) => r[partial].cpuUs, int)} ` +
+      `| ${spread(ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs), two)} | ${spread(ratioOf(runs, floor, partial, (m) => 1 / m.cpuUs), two)} | ≤ ${FLEET_GOAL.cpu} |`,
+  );
 }
 if (wanted('memos')) {
   out();

@@ -49,6 +49,9 @@ t.test('bench prints its report and progress, and writes only with --write', asy
       }
     }
   }
+  // The partial floor (issue 43): the hook, the floor and the partial floor on the fleet with every
+  // service, with both CPU ratios against the goal.
+  t.match(r.stdout, /\n\| every service, N = 3 \| 16 \| \d+ .*\| \d+\.\d\d \| \d+\.\d\d \| ≤ 1\.3 \|/, 'the partial floor row');
   // What each memo saves: every memo of the service has its row.
   for (const memo of ['body', 'request-reading', 'stage-result', 'last-applied', 'clouds-yaml', 'secret-values']) {
     t.match(r.stdout, new RegExp(`\\n\\| ${memo} \\| (\\d+ % \\| \\d+ \\| \\d+ \\| -?\\d+ %|not looked up)`), `memo table: ${memo}`);
