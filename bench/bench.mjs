@@ -545,7 +545,8 @@ if (wanted('ceiling')) {
   // The fleet with every service declared, at the goal's size and concurrency (issue 43).
   const fleet = await prepareFleet(FLEETS[FLEETS.length - 1]);
   await setFloor(fleet.answer);
-  const n = SMOKE ? Math.min(3, Math.max(...FLEET_SIZES)) : FLEET_GOAL.size;
+  // The goal's size, or the largest fleet made when --fleet-sizes asks for less.
+  const n = Math.min(SMOKE ? 3 : FLEET_GOAL.size, Math.max(...FLEET_SIZES));
   const connections = FLEET_GOAL.connections;
   out(
     `The fleet of ${n} "${fleet.label}" ControlPlanes, each resynced in turn at concurrency ${connections}, sent to the hook, to the floor and to the partial floor (\`bench/server.mjs\` POST /bench/partial-floor). ` +
