@@ -258,11 +258,7 @@ export class Keystones {
   }
 
   private async serve(inst: Instance): Promise<void> {
-    // As the OpenStack APIs are served (openstack-apis.ts): no control socket (its path under a
-    // run's directory is longer than a Unix socket's, "Control server error: AF_UNIX path too
-    // long"), and a worker is not killed for a request that takes 30 s on a busy machine (the
-    // gunicorn default; a killed worker resets the connections it holds).
-    inst.proc = this.procs.start(`keystone-${inst.ns}-${inst.name}`, join(this.venv, 'bin', 'gunicorn'), ['--chdir', inst.dir, '--bind', `127.0.0.1:${inst.port}`, '--workers', '1', '--threads', '4', '--timeout', '300', '--no-control-socket', 'c5c3_e2e_wsgi:application'], {
+    inst.proc = this.procs.start(`keystone-${inst.ns}-${inst.name}`, join(this.venv, 'bin', 'gunicorn'), ['--chdir', inst.dir, '--bind', `127.0.0.1:${inst.port}`, ...GUNICORN_SERVING, 'c5c3_e2e_wsgi:application'], {
       OS_KEYSTONE_CONFIG_FILES: this.conf(inst),
       HOME: inst.dir,
     });
@@ -276,6 +272,23 @@ export class Keystones {
     }
   }
 }
+
+/**
+ * How gunicorn serves every real OpenStack process here (Keystone, openstack-apis.ts): one worker
+ * of 4 threads (the gthread worker), and
+ * - `--timeout 300`: a worker is not killed for a request that takes 30 s on a busy machine (the
+ *   default; a killed worker resets the connections it holds);
+ * - `--no-control-socket`: its path under a run's directory is longer than a Unix socket's
+ *   ("Control server error: AF_UNIX path too long");
+ * - `--keep-alive 120`: an idle connection stays open longer than any client here keeps one. The
+ *   gthread worker closes a connection idle for `keepalive` seconds (default 2; gunicorn
+ *   workers/gthread.py murder_keepalived) and says nothing of it in its answers, while Node's
+ *   fetch (undici) reuses an idle socket for up to 4 s (undici Client keepAliveTimeout) and Go's
+ *   default HTTP transport for up to 90 s (net/http DefaultTransport IdleConnTimeout). A request
+ *   sent on a socket the server closed meanwhile fails with "other side closed" (UND_ERR_SOCKET;
+ *   nodejs/undici#3141): CI saw it on scenario 26's GET /v3/users.
+ */
+export const GUNICORN_SERVING = ['--workers', '1', '--threads', '4', '--timeout', '300', '--keep-alive', '120', '--no-control-socket'] as const;
 
 /** How long a call to a real Keystone retries when its connection fails (the process restarting). */
 const RECONNECT_MS = 60_000;

@@ -39,7 +39,7 @@ import type { Obj } from '../src/sim/cluster.js';
 import { refOf } from '../src/sim/cluster.js';
 import { condition } from '../src/sim/operators.js';
 import type { Kube } from './kube.js';
-import type { ProcessStarter } from './keystone.js';
+import { GUNICORN_SERVING, type ProcessStarter } from './keystone.js';
 import { UNRECORDED, type ForwardProxy, type Route } from './forward-proxy.js';
 import { FAKE_TRANSPORT_URL, KEYSTONE_PASSWORD_ENV, type ApiDescriptor } from './openstack-api-descriptors.js';
 
@@ -282,7 +282,7 @@ export class OpenStackApis {
       const port = await this.procs.freePort();
       inst.starts++;
       const app = inst.d.wsgiArgv ? ['--pythonpath', inst.dir, `${ARGV_SHIM}:application`] : [inst.d.wsgiApp];
-      const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}`, bin('gunicorn'), ['--bind', `127.0.0.1:${port}`, '--workers', '1', '--threads', '4', '--timeout', '300', '--no-control-socket', ...app], r.env!);
+      const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}`, bin('gunicorn'), ['--bind', `127.0.0.1:${port}`, ...GUNICORN_SERVING, ...app], r.env!);
       proc = { port, handle };
       const until = Date.now() + START_TIMEOUT_MS;
       while (!(await this.answers(`http://127.0.0.1:${port}${inst.d.probePath}`))) {
