@@ -15,6 +15,7 @@ import autocannon from 'autocannon';
 import { parse } from 'yaml';
 import { changed, fleetOf, fleetTemplate, FLEETS } from './fleet.mjs';
 import { MEMO } from '../dist/memo.js';
+import { controlPlaneController } from '../dist/crd/controllers.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const USAGE = `usage: npm run bench -- [--write] [--output FILE] [--seconds N] [--repeats N] [--long] [--smoke]
@@ -29,8 +30,8 @@ with the defaults, plus the long run with --long.
   --repeats N    measurements per cell; the report shows median (min–max) (default: 3)
   --long         the memory run is BENCH_LONG requests (default 1000000) instead of 50000
   --smoke        a quick check of the whole run (0.2 s cells, 1 repeat, small rows): no figures
-  --only LIST    run only these sections (comma-separated: cases, fleet, ceiling, memos, scale,
-                 memory, profile);
+  --only LIST    run only these sections (comma-separated: cases, fleet, ceiling, pace, memos,
+                 scale, memory, profile);
                  for iterating: a report to quote is a whole run
   --fleet-sizes LIST  the fleet rows' sizes (comma-separated; default 1,30,300,3000)
   --overload-guard-off  the server's overload guard off (MAX_EVENT_LOOP_DELAY_MS=0): on a machine
@@ -72,7 +73,7 @@ const number = (name, raw, fallback, { whole }) => {
   return value;
 };
 const SMOKE = Boolean(args.smoke);
-const SECTIONS = ['cases', 'fleet', 'ceiling', 'memos', 'scale', 'memory', 'profile'];
+const SECTIONS = ['cases', 'fleet', 'ceiling', 'pace', 'memos', 'scale', 'memory', 'profile'];
 const ONLY = args.only === undefined ? SECTIONS : args.only.split(',');
 for (const s of ONLY) {
   if (!SECTIONS.includes(s)) {
@@ -253,7 +254,7 @@ let failures = 0;
 const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 
 /** One measurement: requests per second, latency percentiles (ms, fractional) and server CPU per request. */
-async function load(path, body, connections, seconds, { quiet = false, amount } = {}) {
+async function load(path, body, connections, seconds, { quiet = false, amount, rate } = {}) {
   // A list of bodies: each request takes the next (every body new when the list outnumbers the
   // memo); a fleet: a function giving the body of the k-th request of this measurement.
   const bodies = Array.isArray(body) ? body : undefined;
@@ -271,7 +272,7 @@ async function load(path, body, connections, seconds, { quiet = false, amount } 
   const latencies = [];
   let ok = 0;
   const t0 = process.hrtime.bigint();
-  const instance = autocannon({ url: `${server.url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, requests, connections, ...(amount === undefined ? { duration: seconds } : { amount }), sampleInt: 100 });
+  const instance = autocannon({ url: `${server.url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, requests, connections, ...(amount === undefined ? { duration: seconds } : { amount }), ...(rate === undefined ? {} : { overallRate: rate }), sampleInt: 100 });
   instance.on('response', (_client, statusCode, _bytes, ms) => {
     if (statusCode >= 200 && statusCode < 300) {
       ok++;
@@ -571,6 +572,61 @@ if (wanted('ceiling')) {
       `| ${stat(runs, (r) => r[hook].cpuUs, int)} | ${stat(runs, (r) => r[floor].cpuUs, int)} | ${stat(runs, (r) => r[partial].cpuUs, int)} ` +
       `| ${spread(ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs), two)} | ${spread(ratioOf(runs, floor, partial, (m) => 1 / m.cpuUs), two)} | ≤ ${FLEET_GOAL.cpu} |`,
   );
+}
+// ---------------------------------------------------------------------------------------------
+// The fleet at Metacontroller's pace (issue 43, in absolute terms): what a replica spends on the
+// largest fleet with every service declared, called as Metacontroller calls it. A
+// CompositeController runs its own `--workers` sync workers, 5 unless the flag says otherwise
+// (metacontroller pkg/cmd/metacontroller/main.go `flag.Int("workers", 5, …)`, one set per
+// controller: pkg/controller/composite/controller.go `for i := 0; i < pc.numWorkers; i++`), each
+// calling the hook and waiting for its answer; it resyncs every parent once per
+// resyncPeriodSeconds (our controller's: src/crd/controllers.ts), sooner when the answer asks
+// (resyncAfterSeconds). After Metacontroller restarts, every parent is enqueued at once.
+const METACONTROLLER_WORKERS = 5;
+if (wanted('pace')) {
+  out();
+  out("## A fleet at Metacontroller's pace (issue 43, in absolute terms)");
+  out();
+  const fleet = await prepareFleet(FLEETS[FLEETS.length - 1]);
+  await setFloor(fleet.answer);
+  const n = Math.max(...FLEET_SIZES);
+  const connections = Math.min(METACONTROLLER_WORKERS, n);
+  const period = Math.min(controlPlaneController().spec.resyncPeriodSeconds, JSON.parse(fleet.answer).resyncAfterSeconds ?? Infinity);
+  // Calls a second at that pace (autocannon's overallRate is whole: at least 1), and how many are
+  // measured: a minute of them, at least one per worker (a smoke run: one round of its tiny fleet).
+  const rate = SMOKE ? 10 : Math.max(1, Math.round(n / period));
+  const paced = SMOKE ? n : Math.max(connections, rate * 60);
+  const stride = Math.max(1, Math.floor(n / paced));
+  out(
+    `The fleet of ${n.toLocaleString('en')} "${fleet.label}" ControlPlanes (as in the fleet rows), called as Metacontroller calls a CompositeController's sync hook: by ${connections} workers at once (\`--workers\`, ${METACONTROLLER_WORKERS} unless set), ` +
+      `each parent once per ${period} s (resyncPeriodSeconds of \`manifests/\`'s controller, or the converged answer's resyncAfterSeconds if sooner). ` +
+      '"after a restart" sends every member once, as fast as the answers come (Metacontroller enqueues every parent when it starts): "hook server fresh" first empties every memo of the server (`PUT /bench/forget`: a restarted hook server, its compiled code still warm), "hook server warm" is the round right after. ' +
+      `"resync" sends the fleet in turn at its pace, ${rate} call${rate === 1 ? '' : 's'} a second, ${paced} calls${stride > 1 ? ` (every ${stride}th member, so the calls measured spread over the whole fleet as a period's do)` : ''}; "cores" is the server's CPU time over the time measured. ` +
+      'The floor (the same bodies parsed, a fixed answer) is measured alike. These are the figures a goal in absolute terms would use.',
+  );
+  out();
+  out('| phase | route | calls | conc. | seconds | calls/s | p50 ms | p99 ms | CPU µs/call | CPU s in all | cores | memo hits |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  const row = (phase, path, m, calls, hits) =>
+    out(
+      `| ${phase} | ${path === '/bench/floor' ? 'floor' : 'hook'} | ${calls} | ${connections} | ${(calls / m.rps).toFixed(1)} | ${m.rps.toFixed(0)} | ${ms(m.p50)} | ${ms(m.p99)} | ${int(m.cpuUs)} | ${((m.cpuUs * calls) / 1e6).toFixed(1)} | ${((m.cpuUs * m.rps) / 1e6).toFixed(3)} | ${hits} |`,
+    );
+  const forget = await fetch(`${server.url}/bench/forget`, { method: 'PUT' });
+  if (!forget.ok) throw new Error(`bench: PUT /bench/forget answered ${forget.status}`);
+  await forget.text();
+  for (const phase of ['after a restart, hook server fresh', 'after a restart, hook server warm']) {
+    const before = await memoLookups();
+    const m = await load('/controlplane/sync', fleetSource(fleet, n, false), connections, SECONDS, { amount: n });
+    row(phase, '/controlplane/sync', m, n, hitRates(before, await memoLookups()));
+  }
+  row('after a restart', '/bench/floor', await load('/bench/floor', fleetSource(fleet, n, false), connections, SECONDS, { amount: n }), n, '');
+  // Every stride-th member in turn: the calls measured spread over the whole fleet, as a period's are.
+  const sampled = Object.assign((k) => fleet.members[(k * stride) % n].body, { label: `fleet (${fleet.label}) of ${n}, every ${stride === 1 ? '' : `${stride}th `}member` });
+  for (const path of ['/controlplane/sync', '/bench/floor']) {
+    const before = await memoLookups();
+    const m = await load(path, sampled, connections, SECONDS, { amount: paced, rate });
+    row('resync', path, m, paced, path === '/bench/floor' ? '' : hitRates(before, await memoLookups()));
+  }
 }
 if (wanted('memos')) {
   out();

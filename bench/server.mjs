@@ -1,7 +1,7 @@
 // The server under benchmark: the production server, configured exactly as src/main.ts configures
 // a deployed one from the environment, which bench.mjs takes from manifests/deployment.yaml
 // (logging at info, the overload guard on, NODE_OPTIONS), its log lines going to stdout, which
-// bench.mjs points at a file. Five routes exist only here:
+// bench.mjs points at a file. Six routes exist only here:
 // - POST /bench/echo parses the body like a hook route and serialises it back;
 // - POST /bench/floor parses the body like a hook route and answers a fixed object, set with
 //   PUT /bench/floor (bench.mjs sets the hook's own answer to the same body: the same-size floor);
@@ -13,7 +13,8 @@
 //   observed object's text, and JSON.parse of the body with each child's text taken out (the
 //   controller, the parent, the related objects): the lower bound of that design (issue 43);
 // - GET /bench/usage reports this process's resident set size and CPU time;
-// - PUT /bench/memos { off: [memo, …] } switches those memos off and every other on (memo.ts).
+// - PUT /bench/memos { off: [memo, …] } switches those memos off and every other on (memo.ts);
+// - PUT /bench/forget empties every memo (memo.ts BoundedMemo.forgetAll): a restarted hook server.
 // Over IPC: { profile: 'start' } and { profile: 'stop', file } run the V8 CPU profiler (no start-up).
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
@@ -21,7 +22,7 @@ import { loadConfig } from '../dist/config.js';
 import { buildServer } from '../dist/server.js';
 import { serverOptionsFrom } from '../dist/server-options.js';
 import { parseJsonBodyAfresh } from '../dist/json-body.js';
-import { MEMO, switchMemo } from '../dist/memo.js';
+import { BoundedMemo, MEMO, switchMemo } from '../dist/memo.js';
 import { hash } from 'node:crypto';
 import { MAX_JSON_DEPTH, scanJson } from '../dist/k8s/json-depth.js';
 
@@ -69,6 +70,11 @@ await app.register(async (partial) => {
 });
 app.put('/bench/memos', async (request) => {
   for (const memo of Object.values(MEMO)) switchMemo(memo, !request.body.off.includes(memo));
+  return { ok: true };
+});
+// A hook server restarted: every memo emptied (the compiled code stays warm).
+app.put('/bench/forget', async () => {
+  BoundedMemo.forgetAll();
   return { ok: true };
 });
 app.get('/bench/usage', async () => {

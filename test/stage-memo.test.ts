@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { CapturedCall } from '../src/capture/capture.js';
 import type { ControlPlaneHookRequest } from '../src/api/hooks.js';
 import { syncControlPlane } from '../src/controlplane/sync.js';
-import { DeclaredIndex, recordingInput, StageMemo, type StageReads } from '../src/controlplane/stage-memo.js';
+import { DeclaredIndex, recordingInput, STAGE_MEMO_CONTROLPLANES, StageMemo, type StageReads } from '../src/controlplane/stage-memo.js';
 import type { Stage, StageInput, StageResult } from '../src/controlplane/stage.js';
 import { BoundedMemo, deepFreeze } from '../src/memo.js';
 import { parseJsonText } from '../src/json-body.js';
@@ -135,6 +135,47 @@ t.test('the credential status and the annotations a stage read are part of what 
   t.ok(lookup(memo, S, at({ id: 'a' }, { x: '1' })), 'the same');
   t.notOk(lookup(memo, S, at({ id: 'b' }, { x: '1' })), 'another credential');
   t.notOk(lookup(memo, S, at({ id: 'a' }, { x: '2' })), 'other annotations');
+});
+
+t.test('once full, the memo gives a ControlPlane new places only when it was called recently: a fleet larger than the memo, resynced in turn, keeps the first ones answered', async (t) => {
+  BoundedMemo.forgetAll();
+  t.teardown(() => BoundedMemo.forgetAll());
+  const stages = Array.from({ length: 16 }, (_, i) => stage(`S${i}`));
+  /** One call of ControlPlane `i` (its spec digest `common`): each stage looked up, kept when missed; how many were found. */
+  const memoOfCp = (i: number, common = 'c') =>
+    new StageMemo({ cp: { name: `cp${i}`, namespace: `ns${i}`, uid: `fleet-${i}`, generation: 1 }, common, children: new ObjectIndex(undefined), related: new ObjectIndex(undefined) });
+  const call = (i: number, common = 'c', memo = memoOfCp(i, common)) => {
+    memo.begin();
+    let found = 0;
+    for (const s of stages) {
+      const key = memo.keyOf(s)!;
+      if (memo.lookup(s, key, input({}))) found++;
+      else memo.keep(s, key, { decided: new Map() }, result, undefined);
+    }
+    return found;
+  };
+  const fleet = 1000;
+  const round = () => Array.from({ length: fleet }, (_, i) => call(i));
+  t.equal(round().reduce((a, b) => a + b, 0), 0, 'the first round finds nothing');
+  for (const n of [2, 3]) {
+    const found = round();
+    // Least recently used first out alone would find nothing: each would be pushed out before its turn.
+    t.same(
+      found.map((f, i) => (i < STAGE_MEMO_CONTROLPLANES ? f === 16 : f === 0)),
+      found.map(() => true),
+      `round ${n}: the first ${STAGE_MEMO_CONTROLPLANES} ControlPlanes kept are found whole, the others are not kept in their place`,
+    );
+  }
+  t.equal(call(fleet + 1), 0, 'a ControlPlane called for the first time, the memo full: nothing found');
+  t.equal(call(fleet + 1), 0, 'nothing found the next call either (the first kept nothing); called recently, this one keeps');
+  t.equal(call(fleet + 1), 16, 'found the third time');
+  t.equal(call(10, 'c2'), 0, 'a kept ControlPlane whose spec changed: not found');
+  for (let i = 0; i < STAGE_MEMO_CONTROLPLANES; i++) call(2 * fleet + i);
+  t.equal(call(10, 'c2'), 16, 'its new results took its own places, though it had not been called recently');
+  t.equal(call(STAGE_MEMO_CONTROLPLANES - 1), 16, 'the others kept are still found');
+  // A remembered body's reading, and so its StageMemo, serves every call with that body: each call decides anew.
+  const shared = memoOfCp(3 * fleet);
+  t.same([call(3 * fleet, 'c', shared), call(3 * fleet, 'c', shared), call(3 * fleet, 'c', shared)], [0, 0, 16], 'one reading called again soon after: kept the second time, found the third');
 });
 
 t.test('a stage sees its declared kinds through DeclaredIndex, which answers every question ObjectIndex does', async (t) => {

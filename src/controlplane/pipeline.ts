@@ -84,6 +84,7 @@ export function runPipeline(
   const unapplied: UnappliedChild[] = [];
   let resyncAfterSeconds: number | undefined;
   let stopped = false;
+  memo?.begin();
 
   table.forEach((stage, index) => {
     if (stage.aside ? !stage.aside.applies({ ...input, decided }) : stopped) return;

@@ -25,6 +25,11 @@
 // Kept results are shared by the calls they answer, so they are frozen through. Bounded: the
 // results of STAGE_MEMO_CONTROLPLANES ControlPlanes' stages (least recently used first out), and
 // none while the bodies in flight take more than half the in-flight budget (memo.ts memoryPressure).
+// Once full, a ControlPlane's results take a new place only when it was called recently (admits):
+// a fleet larger than the memo, resynced in turn, would otherwise push every result out before its
+// ControlPlane comes again, and pay for keeping it (freezing, then collecting it from the old
+// generation) on every call for no hit. Refused, those calls are computed as they would be with
+// the memo off, and the ControlPlanes already kept go on being answered.
 import type { Condition } from '../k8s/conditions.js';
 import { ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import type { KindInfo } from '../k8s/kinds.js';
@@ -66,20 +71,49 @@ export interface StageKeyParts {
  * they are), about 72 KiB a compute cloud (measured in process at 1,100 ControlPlanes: heap +78 MiB
  * over the memo switched off), and the service runs in a 128 MiB heap (manifests/deployment.yaml)
  * beside the content memos sized for 1,024. 384 holds the fleet of 300 the goal is set at (issue
- * 43) in about 27 MiB; a larger fleet resynced in turn misses (least recently used first out).
+ * 43) in about 27 MiB. Of a larger fleet resynced in turn, the ControlPlanes kept first go on being
+ * answered and the others are computed (admits).
  */
 export const STAGE_MEMO_CONTROLPLANES = 384;
 
+/** Places for each ControlPlane's stages (the compute cloud has 14). */
+const STAGES_PER_CONTROLPLANE = 16;
 /** The stages' results by stage and ControlPlane. */
-const KEPT = new BoundedMemo<Kept>(16 * STAGE_MEMO_CONTROLPLANES, { shed: MEMO.stageResult });
+const KEPT = new BoundedMemo<Kept>(STAGES_PER_CONTROLPLANE * STAGE_MEMO_CONTROLPLANES, { shed: MEMO.stageResult });
+/** The ControlPlanes of the last STAGE_MEMO_CONTROLPLANES calls that looked results up (by ControlPlane). */
+const RECENT = new BoundedMemo<true>(STAGE_MEMO_CONTROLPLANES);
+
+/**
+ * Whether a call of the ControlPlane `base` may keep results in new places: while the memo has room
+ * for a ControlPlane's stages, or when the ControlPlane was called within the last
+ * STAGE_MEMO_CONTROLPLANES calls (so its results would have stayed until now, least recently used
+ * first out). Notes the call. A place the ControlPlane's stage already holds is always reused
+ * (StageMemo.keep): replacing a result pushes nothing out.
+ */
+function admits(base: string): boolean {
+  const recent = RECENT.peek(base) !== undefined;
+  RECENT.set(base, true);
+  return recent || KEPT.size <= STAGES_PER_CONTROLPLANE * (STAGE_MEMO_CONTROLPLANES - 1);
+}
 
 /** The kept stage results as one request's stages look them up: by ControlPlane, keyed by what each stage reads. */
 export class StageMemo {
   private readonly base: string;
+  /** Whether this call may keep results in new places (admits; begin sets it once per call). */
+  private admitting: boolean | undefined;
 
   constructor(private readonly parts: StageKeyParts) {
     const { cp } = parts;
     this.base = `${cp.uid}\u0000${cp.namespace}\u0000${cp.name}\u0000`;
+  }
+
+  /**
+   * Starts a call (runPipeline, once per call: a remembered request's reading, and so its
+   * StageMemo, serves every call that sends the same body): whether it may keep results in new
+   * places is decided for the call (admits).
+   */
+  begin(): void {
+    this.admitting = memoOn(MEMO.stageResult) ? admits(this.base) : false;
   }
 
   /** This call's key for `stage`: undefined when an object it reads has no digest. */
@@ -116,6 +150,8 @@ export class StageMemo {
 
   keep(stage: Stage, key: string, reads: StageReads, result: StageResult, unapplied: Unapplied | undefined): void {
     if (!memoOn(MEMO.stageResult)) return;
+    this.admitting ??= admits(this.base);
+    if (!this.admitting && KEPT.peek(this.base + stage.name) === undefined) return;
     // The tracking looks its children up among the observed ones: kept only when they are of declared kinds.
     const declared = new Set(stage.observes.children.map(kindKey));
     const tracked = unapplied !== undefined && result.children.every((c) => declared.has(`${c.apiVersion}|${c.kind}`)) ? { unapplied } : {};
