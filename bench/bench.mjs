@@ -470,6 +470,22 @@ function fleetSource(fleet, n, changing, cursor) {
 }
 
 /**
+ * Opens a section on the fleet with every service declared (the most stages, the most children):
+ * its heading, the fleet made, the floor set to answer as its converged answer does.
+ */
+async function fleetSection(heading) {
+  out();
+  out(heading);
+  out();
+  const fleet = await prepareFleet(FLEETS[FLEETS.length - 1]);
+  await setFloor(fleet.answer);
+  return fleet;
+}
+
+/** 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st. */
+const ordinal = (k) => `${k}${k % 100 >= 11 && k % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[k % 10] ?? 'th')}`;
+
+/**
  * The warm-up of a fleet cell: every member sent at least once (a round of a large fleet takes
  * longer than the warm-up's seconds, and a member's first call is not a resync), then the usual
  * seconds. `source` makes a fresh fleetSource.
@@ -540,12 +556,8 @@ if (wanted('fleet')) {
   }
 }
 if (wanted('ceiling')) {
-  out();
-  out('## What a reading that parses only the objects it has not seen could reach (issue 43)');
-  out();
   // The fleet with every service declared, at the goal's size and concurrency (issue 43).
-  const fleet = await prepareFleet(FLEETS[FLEETS.length - 1]);
-  await setFloor(fleet.answer);
+  const fleet = await fleetSection('## What a reading that parses only the objects it has not seen could reach (issue 43)');
   // The goal's size, or the largest fleet made when --fleet-sizes asks for less.
   const n = Math.min(SMOKE ? 3 : FLEET_GOAL.size, Math.max(...FLEET_SIZES));
   const connections = FLEET_GOAL.connections;
@@ -584,11 +596,7 @@ if (wanted('ceiling')) {
 // (resyncAfterSeconds). After Metacontroller restarts, every parent is enqueued at once.
 const METACONTROLLER_WORKERS = 5;
 if (wanted('pace')) {
-  out();
-  out("## A fleet at Metacontroller's pace (issue 43, in absolute terms)");
-  out();
-  const fleet = await prepareFleet(FLEETS[FLEETS.length - 1]);
-  await setFloor(fleet.answer);
+  const fleet = await fleetSection("## A fleet at Metacontroller's pace (issue 43, in absolute terms)");
   const n = Math.max(...FLEET_SIZES);
   const connections = Math.min(METACONTROLLER_WORKERS, n);
   const period = Math.min(controlPlaneController().spec.resyncPeriodSeconds, JSON.parse(fleet.answer).resyncAfterSeconds ?? Infinity);
@@ -601,7 +609,7 @@ if (wanted('pace')) {
     `The fleet of ${n.toLocaleString('en')} "${fleet.label}" ControlPlanes (as in the fleet rows), called as Metacontroller calls a CompositeController's sync hook: by ${connections} workers at once (\`--workers\`, ${METACONTROLLER_WORKERS} unless set), ` +
       `each parent once per ${period} s (resyncPeriodSeconds of \`manifests/\`'s controller, or the converged answer's resyncAfterSeconds if sooner). ` +
       '"after a restart" sends every member once, as fast as the answers come (Metacontroller enqueues every parent when it starts): "hook server fresh" first empties every memo of the server (`PUT /bench/forget`: a restarted hook server, its compiled code still warm), "hook server warm" is the round right after. ' +
-      `"resync" sends the fleet in turn at its pace, ${rate} call${rate === 1 ? '' : 's'} a second, ${paced} calls${stride > 1 ? ` (every ${stride}th member, so the calls measured spread over the whole fleet as a period's do)` : ''}; "cores" is the server's CPU time over the time measured. ` +
+      `"resync" sends the fleet in turn at its pace, ${rate} call${rate === 1 ? '' : 's'} a second, ${paced} calls${stride > 1 ? ` (every ${ordinal(stride)} member, so the calls measured spread over the whole fleet as a period's do)` : ''}; "cores" is the server's CPU time over the time measured. ` +
       'The floor (the same bodies parsed, a fixed answer) is measured alike. These are the figures a goal in absolute terms would use.',
   );
   out();
@@ -621,7 +629,7 @@ if (wanted('pace')) {
   }
   row('after a restart', '/bench/floor', await load('/bench/floor', fleetSource(fleet, n, false), connections, SECONDS, { amount: n }), n, '');
   // Every stride-th member in turn: the calls measured spread over the whole fleet, as a period's are.
-  const sampled = Object.assign((k) => fleet.members[(k * stride) % n].body, { label: `fleet (${fleet.label}) of ${n}, every ${stride === 1 ? '' : `${stride}th `}member` });
+  const sampled = Object.assign((k) => fleet.members[(k * stride) % n].body, { label: `fleet (${fleet.label}) of ${n}, every ${stride === 1 ? '' : `${ordinal(stride)} `}member` });
   for (const path of ['/controlplane/sync', '/bench/floor']) {
     const before = await memoLookups();
     const m = await load(path, sampled, connections, SECONDS, { amount: paced, rate });
@@ -629,12 +637,7 @@ if (wanted('pace')) {
   }
 }
 if (wanted('memos')) {
-  out();
-  out('## What each memo saves at fleet traffic');
-  out();
-  // The fleet with every service declared: the most stages, the most children.
-  const memoFleet = await prepareFleet(FLEETS[FLEETS.length - 1]);
-  await setFloor(memoFleet.answer);
+  const memoFleet = await fleetSection('## What each memo saves at fleet traffic');
   const switchOff = async (off) => {
     const r = await fetch(`${server.url}/bench/memos`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ off }) });
     if (!r.ok) throw new Error(`bench: PUT /bench/memos answered ${r.status}`);

@@ -26,7 +26,7 @@ import { hash } from 'node:crypto';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { MAX_JSON_DEPTH, scanJson, type ScannedParts } from './k8s/json-depth.js';
 import { noteSources } from './k8s/request-source.js';
-import { BoundedMemo, countLookup, deepFreeze, MEMO, memoOn } from './memo.js';
+import { BoundedMemo, countLookup, deepFreeze, MEMO, memoOn, Sightings } from './memo.js';
 
 class BodyTooDeep extends Error {
   override name = 'BodyTooDeep';
@@ -98,10 +98,12 @@ export function bodyMemoHolds(): { bodies: number; indexed: number } {
   return { bodies: bodies.size, indexed };
 }
 
-/** Digest of a text not kept → `charsSeen` when it was last seen. */
-const seenAt = new BoundedMemo<number>(BODY_MEMO.seen);
-/** Characters of the bodies (of at most maxKey) seen so far: the distance between two sightings. */
-let charsSeen = 0;
+/**
+ * The digests of the last BODY_MEMO.seen texts parsed, by the characters of the bodies (of at most
+ * maxKey) seen since: a text comes again soon enough to be kept when the bodies in between would
+ * have fitted in the memo.
+ */
+const sightings = new Sightings(BODY_MEMO.seen, BODY_MEMO.maxKeyBytes);
 
 /** `text` parsed (parseJsonText): remembered when it comes again soon enough, frozen through then. */
 export function parseRemembered(text: string): unknown {
@@ -109,19 +111,14 @@ export function parseRemembered(text: string): unknown {
     countLookup(MEMO.body, false);
     return parseJsonText(text, true);
   }
-  charsSeen += text.length;
+  sightings.pass(text.length);
   const key = fingerprint(text);
   const known = byFingerprint.get(key)?.find((t) => t === text);
   const remembered = known === undefined ? undefined : bodies.peek(known);
   countLookup(MEMO.body, remembered !== undefined);
   if (remembered !== undefined) return remembered;
   const parsed = parseJsonText(text, true);
-  const digest = hash('sha256', text, 'base64');
-  const lastSeen = seenAt.peek(digest);
-  if (lastSeen === undefined || charsSeen - lastSeen > BODY_MEMO.maxKeyBytes) {
-    seenAt.set(digest, charsSeen);
-    return parsed;
-  }
+  if (!sightings.seen(hash('sha256', text, 'base64'))) return parsed;
   // Indexed only when kept: a body not kept (memory pressure, memo.ts) is never evicted, so never unindexed.
   if (bodies.set(text, deepFreeze(parsed)) && known === undefined) byFingerprint.set(key, [...(byFingerprint.get(key) ?? []), text]);
   return parsed;

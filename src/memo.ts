@@ -75,8 +75,9 @@ export function memoLookups(): ReadonlyMap<MemoName, { readonly hit: number; rea
   return LOOKUPS;
 }
 
-/** Every memo of the process (they are module singletons), so a test can start them afresh. */
+/** Every memo of the process and their ghost lists (module singletons), so a test can start them afresh. */
 const ALL_MEMOS = new Set<BoundedMemo<unknown>>();
+const ALL_SIGHTINGS = new Set<Sightings>();
 
 /**
  * Memory before speed. The memos that hold parsed objects in bulk (those built with `shed`: the
@@ -115,6 +116,7 @@ export class BoundedMemo<V> {
    */
   static forgetAll(): void {
     for (const memo of ALL_MEMOS) memo.forget();
+    for (const sightings of ALL_SIGHTINGS) sightings.forget();
   }
 
   /** In the order they were put: oldest first. */
@@ -228,6 +230,46 @@ export class BoundedMemo<V> {
   /** The characters of the remembered keys, in all. */
   get keyBytes(): number {
     return this.bytes;
+  }
+}
+
+/**
+ * A ghost list: what a memo was last asked about, without its value, so the memo can give a new
+ * place only to what comes again while it would still have been kept (a memo of least recently
+ * used first out, asked about more than it holds in turn, pushes every entry out before it comes
+ * again, and pays for keeping each for no hit). Distance is counted in what `pass` is told: calls,
+ * or the characters of the texts kept. At most `limit` ids (the least recently seen go first);
+ * `reach`: how far back a sighting still counts (Infinity: as long as it is held). Ids only, never
+ * values; forgotten with the memos (BoundedMemo.forgetAll).
+ */
+export class Sightings {
+  /** Id → the distance passed when it was last seen; oldest first. */
+  private readonly last = new Map<string, number>();
+  private passed = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly reach = Infinity,
+  ) {
+    ALL_SIGHTINGS.add(this);
+  }
+
+  /** Counts `size` more of what the distance is measured in (a call, a text's characters). */
+  pass(size = 1): void {
+    this.passed += size;
+  }
+
+  /** Notes a sighting of `id` now: whether it was seen before within `reach`. */
+  seen(id: string): boolean {
+    const was = this.last.get(id);
+    if (was !== undefined) this.last.delete(id);
+    this.last.set(id, this.passed);
+    if (this.last.size > this.limit) this.last.delete(this.last.keys().next().value!);
+    return was !== undefined && this.passed - was <= this.reach;
+  }
+
+  forget(): void {
+    this.last.clear();
   }
 }
 

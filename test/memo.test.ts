@@ -3,7 +3,7 @@
 // hands out cannot be changed by one caller for the next.
 import t from 'tap';
 import { parse } from 'yaml';
-import { BoundedMemo } from '../src/memo.js';
+import { BoundedMemo, Sightings } from '../src/memo.js';
 import { applicationCredentialCloud, passwordCloud, readApplicationCredential, type CloudTarget } from '../src/controlplane/credential/clouds-yaml.js';
 import { valuesOfSecretText } from '../src/capture/secret-values.js';
 import { redactionFor } from '../src/redaction.js';
@@ -88,6 +88,28 @@ t.test('BoundedMemo with a longest key: a longer key is computed every time and 
   t.equal(get('abcd'), 2);
   t.equal(get('abcd'), 3, 'over maxKey: computed again');
   t.equal(memo.size, 1);
+});
+
+t.test('Sightings: an id counts as seen again while it is among the last ones held and within reach of the distance passed', async (t) => {
+  const held = new Sightings(2);
+  t.notOk(held.seen('a'), 'first sighting');
+  t.ok(held.seen('a'), 'seen again: held, reach unbounded');
+  held.seen('b');
+  t.ok(held.seen('a'), 'still among the last two (seeing it again moved it to the newest end)');
+  held.seen('c');
+  t.notOk(held.seen('b'), 'b, the least recently seen, went when c came');
+  t.ok(held.seen('c'), 'c held');
+  const near = new Sightings(10, 5);
+  near.pass(3);
+  t.notOk(near.seen('x'));
+  near.pass(5);
+  t.ok(near.seen('x'), '5 passed since: within reach');
+  near.pass(6);
+  t.notOk(near.seen('x'), '6 passed since: out of reach');
+  t.ok(near.seen('x'), 'the last sighting counts, even one out of reach');
+  BoundedMemo.forgetAll();
+  t.notOk(near.seen('x'), 'forgotten with the memos');
+  t.notOk(held.seen('c'));
 });
 
 const target = (i: number): CloudTarget => ({ cloudName: `cloud-${i % 3}`, authUrl: `http://keystone-${i}.ns.svc/v3`, region: i % 2 ? 'RegionOne' : '' });

@@ -89,6 +89,7 @@ function keepAfter(memo: StageMemo, at: StageInput, read: (i: StageInput) => voi
   const reads: StageReads = { decided: new Map() };
   let opaque = false;
   read(recordingInput(S, at, reads, () => (opaque = true)));
+  memo.begin();
   if (!opaque) memo.keep(S, memo.keyOf(S)!, reads, result, undefined);
   return !opaque;
 }
@@ -141,9 +142,10 @@ t.test('once full, the memo gives a ControlPlane new places only when it was cal
   BoundedMemo.forgetAll();
   t.teardown(() => BoundedMemo.forgetAll());
   const stages = Array.from({ length: 16 }, (_, i) => stage(`S${i}`));
-  /** One call of ControlPlane `i` (its spec digest `common`): each stage looked up, kept when missed; how many were found. */
+  /** The reading of ControlPlane `i` (its spec digest `common`). */
   const memoOfCp = (i: number, common = 'c') =>
     new StageMemo({ cp: { name: `cp${i}`, namespace: `ns${i}`, uid: `fleet-${i}`, generation: 1 }, common, children: new ObjectIndex(undefined), related: new ObjectIndex(undefined) });
+  /** One call of ControlPlane `i`: each stage looked up, kept when missed; how many were found. */
   const call = (i: number, common = 'c', memo = memoOfCp(i, common)) => {
     memo.begin();
     let found = 0;

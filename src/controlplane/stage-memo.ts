@@ -25,15 +25,16 @@
 // Kept results are shared by the calls they answer, so they are frozen through. Bounded: the
 // results of STAGE_MEMO_CONTROLPLANES ControlPlanes' stages (least recently used first out), and
 // none while the bodies in flight take more than half the in-flight budget (memo.ts memoryPressure).
-// Once full, a ControlPlane's results take a new place only when it was called recently (admits):
-// a fleet larger than the memo, resynced in turn, would otherwise push every result out before its
+// Once full, a ControlPlane's results take a new place only when it was called recently (admits,
+// by a ghost list of the ControlPlanes called: memo.ts Sightings, as the body memo's): a fleet
+// larger than the memo, resynced in turn, would otherwise push every result out before its
 // ControlPlane comes again, and pay for keeping it (freezing, then collecting it from the old
 // generation) on every call for no hit. Refused, those calls are computed as they would be with
 // the memo off, and the ControlPlanes already kept go on being answered.
 import type { Condition } from '../k8s/conditions.js';
 import { ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import type { KindInfo } from '../k8s/kinds.js';
-import { BoundedMemo, countLookup, deepFreeze, exactKey, MEMO, memoOn } from '../memo.js';
+import { BoundedMemo, countLookup, deepFreeze, exactKey, MEMO, memoOn, Sightings } from '../memo.js';
 import type { Stage, StageInput, StageResult } from './stage.js';
 import type { Unapplied } from './unapplied.js';
 import type { ControlPlaneRef } from './ref.js';
@@ -80,27 +81,25 @@ export const STAGE_MEMO_CONTROLPLANES = 384;
 const STAGES_PER_CONTROLPLANE = 16;
 /** The stages' results by stage and ControlPlane. */
 const KEPT = new BoundedMemo<Kept>(STAGES_PER_CONTROLPLANE * STAGE_MEMO_CONTROLPLANES, { shed: MEMO.stageResult });
-/** The ControlPlanes of the last STAGE_MEMO_CONTROLPLANES calls that looked results up (by ControlPlane). */
-const RECENT = new BoundedMemo<true>(STAGE_MEMO_CONTROLPLANES);
+/** The last STAGE_MEMO_CONTROLPLANES ControlPlanes called (by ControlPlane). */
+const RECENT = new Sightings(STAGE_MEMO_CONTROLPLANES);
 
 /**
  * Whether a call of the ControlPlane `base` may keep results in new places: while the memo has room
- * for a ControlPlane's stages, or when the ControlPlane was called within the last
- * STAGE_MEMO_CONTROLPLANES calls (so its results would have stayed until now, least recently used
- * first out). Notes the call. A place the ControlPlane's stage already holds is always reused
- * (StageMemo.keep): replacing a result pushes nothing out.
+ * for a ControlPlane's stages, or when the ControlPlane is among the last STAGE_MEMO_CONTROLPLANES
+ * called (so its results would have stayed until now, least recently used first out). Notes the
+ * call. A place the ControlPlane's stage already holds is always reused (StageMemo.keep):
+ * replacing a result pushes nothing out.
  */
 function admits(base: string): boolean {
-  const recent = RECENT.peek(base) !== undefined;
-  RECENT.set(base, true);
-  return recent || KEPT.size <= STAGES_PER_CONTROLPLANE * (STAGE_MEMO_CONTROLPLANES - 1);
+  return RECENT.seen(base) || KEPT.size <= STAGES_PER_CONTROLPLANE * (STAGE_MEMO_CONTROLPLANES - 1);
 }
 
 /** The kept stage results as one request's stages look them up: by ControlPlane, keyed by what each stage reads. */
 export class StageMemo {
   private readonly base: string;
-  /** Whether this call may keep results in new places (admits; begin sets it once per call). */
-  private admitting: boolean | undefined;
+  /** Whether this call may keep results in new places (admits; begin decides it once per call, none before). */
+  private admitting = false;
 
   constructor(private readonly parts: StageKeyParts) {
     const { cp } = parts;
@@ -150,7 +149,6 @@ export class StageMemo {
 
   keep(stage: Stage, key: string, reads: StageReads, result: StageResult, unapplied: Unapplied | undefined): void {
     if (!memoOn(MEMO.stageResult)) return;
-    this.admitting ??= admits(this.base);
     if (!this.admitting && KEPT.peek(this.base + stage.name) === undefined) return;
     // The tracking looks its children up among the observed ones: kept only when they are of declared kinds.
     const declared = new Set(stage.observes.children.map(kindKey));
