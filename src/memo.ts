@@ -238,7 +238,7 @@ export class BoundedMemo<V> {
  * place only to what comes again while it would still have been kept (a memo of least recently
  * used first out, asked about more than it holds in turn, pushes every entry out before it comes
  * again, and pays for keeping each for no hit). Distance is counted in what `pass` is told: calls,
- * or the characters of the texts kept. At most `limit` ids (the least recently seen go first);
+ * or the characters of the texts seen. At most `limit` ids (the least recently seen go first);
  * `reach`: how far back a sighting still counts (Infinity: as long as it is held). Ids only, never
  * values; forgotten with the memos (BoundedMemo.forgetAll).
  */
