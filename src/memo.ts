@@ -80,8 +80,8 @@ const ALL_MEMOS = new Set<BoundedMemo<unknown>>();
 const ALL_SIGHTINGS = new Set<Sightings>();
 
 /**
- * Memory before speed. The memos that hold parsed objects in bulk (those built with `shed`: the
- * parsed bodies, the stage results) hold nothing while the hook bodies in flight take more than
+ * Memory before speed. The memos that grow with the fleet (those built with `shed`: every one but
+ * the request reading, which is kept with its body) hold nothing while the hook bodies in flight take more than
  * half the in-flight budget (inflight.ts reports it through `memoryPressure`): those calls need the
  * heap for their parsed bodies and answers, and the budget's worst case (test/long/memory.test.ts)
  * is measured with these memos empty. Coming under pressure drops what they hold (counted by memo:

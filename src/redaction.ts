@@ -108,7 +108,7 @@ interface Needles {
  * fleet of FLEET_MEMO_CONTROLPLANES; at most 4 Mi characters of keys (values of more than 64 KiB
  * in all are looked for afresh every call). Like every memo, a pure function of its key.
  */
-const NEEDLES = new BoundedMemo<Needles>(FLEET_MEMO_CONTROLPLANES, { maxKey: 64 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.redaction });
+const NEEDLES = new BoundedMemo<Needles>(FLEET_MEMO_CONTROLPLANES, { maxKey: 64 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.redaction, shed: MEMO.redaction });
 
 function needlesFor(values: ReadonlySet<string>): Needles {
   const compute = (): Needles => ({

@@ -76,7 +76,7 @@ export function cloudAuthSecrets(doc: JsonObject): { value: string; replace: (te
  * Documents above 16 KiB are parsed every time (nothing large is kept). Four documents a
  * ControlPlane, for a fleet of FLEET_MEMO_CONTROLPLANES; at most 4 Mi characters of keys.
  */
-const documentValues = new BoundedMemo<readonly string[]>(4 * FLEET_MEMO_CONTROLPLANES, { maxKey: 16 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.secretValues });
+const documentValues = new BoundedMemo<readonly string[]>(4 * FLEET_MEMO_CONTROLPLANES, { maxKey: 16 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.secretValues, shed: MEMO.secretValues });
 
 /** The secret values one Secret value stands for: itself, and a clouds.yaml's auth secrets. */
 export function valuesOfSecretText(text: string): readonly string[] {

@@ -129,7 +129,7 @@ function isKubeObject(obj: unknown): obj is KubeObject {
  * with many children does not cycle through it and pay for remembering without ever recalling.
  * Texts above 8 KiB are parsed every time.
  */
-const appliedTexts = new BoundedMemo<unknown>(16_384, { maxKey: 8 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.lastApplied });
+const appliedTexts = new BoundedMemo<unknown>(16_384, { maxKey: 8 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.lastApplied, shed: MEMO.lastApplied });
 
 /** The object as we last applied it (the last-applied annotation), if readable. */
 export function lastApplied(obj: KubeObject): KubeObject | undefined {

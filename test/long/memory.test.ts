@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, type Obj } from '../support/shared.js';
 import { BODY_DENSITY } from '../../src/json-body.js';
+import { STAGE_MEMO_CONTROLPLANES } from '../../src/controlplane/stage-memo.js';
+import { FLEET_MEMO_CONTROLPLANES } from '../../src/memo.js';
 
 const MiB = 1024 * 1024;
 const deployment = parse(readFileSync(join(REPO_ROOT, 'manifests/deployment.yaml'), 'utf8')) as Obj;
@@ -114,12 +116,14 @@ t.test(`worst-case bodies, 4 at once, stay under 85% of the ${limitMiB}Mi memory
 });
 
 /**
- * How many compute clouds fill the memos before the worst-case bodies come: beyond the bound of a
- * memo kept per ControlPlane (the stage results of issue 43's branch held 384 ControlPlanes'), so
- * that a memo which grows with the fleet shows here. A fleet of 300 compute clouds kept by that
- * memo took about 25 MB of the 128 MB heap, and the worst-case bodies then crashed the process.
+ * How many compute clouds fill the memos before the worst-case bodies come: beyond the bound of
+ * every memo kept per ControlPlane, so that a memo which grows with the fleet shows here. A fleet
+ * of 300 compute clouds kept as objects by the stage results of issue 43's first branch took about
+ * 25 MB of the 128 MB heap, and the worst-case bodies then crashed the process; so did a fleet of
+ * 3,136 while the content memos (sized for FLEET_MEMO_CONTROLPLANES) were not emptied under
+ * memory pressure.
  */
-const FLEET = 400;
+const FLEET = Math.max(STAGE_MEMO_CONTROLPLANES, FLEET_MEMO_CONTROLPLANES) + 64;
 
 t.test(`worst-case bodies after a fleet of ${FLEET} compute clouds: still answered, memory bounded`, async (t) => {
   const { child, port } = await startServer(t);

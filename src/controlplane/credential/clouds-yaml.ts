@@ -31,7 +31,7 @@ export function cloudTarget(input: Pick<StageInput, 'cp' | 'spec'>, cloudName: s
  * fleet of FLEET_MEMO_CONTROLPLANES, at a few hundred characters each; at most 4 Mi characters of
  * keys per memo.
  */
-const BOUNDS = { maxKeyBytes: 4 * 1024 * 1024, name: MEMO.cloudsYaml };
+const BOUNDS = { maxKeyBytes: 4 * 1024 * 1024, name: MEMO.cloudsYaml, shed: MEMO.cloudsYaml };
 const rendered = new BoundedMemo<string>(4 * FLEET_MEMO_CONTROLPLANES, BOUNDS);
 const parsed = new BoundedMemo<ParsedCloud>(4 * FLEET_MEMO_CONTROLPLANES, BOUNDS);
 
