@@ -6,11 +6,16 @@
 // entry goes first (approximately: see get). Values are shared between callers, so they are frozen
 // (callers only read them). Entries live only in this process's memory: never logged, never
 // exported as metrics.
+import { deserialize, serialize } from 'node:v8';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+
 interface Entry<V> {
   value: V;
   /** When the entry was last put at the newest end: puts so far, and key characters put so far. */
   put: number;
   charsPut: number;
+  /** What it takes of the `maxKeyBytes` budget: its key's characters and what `weigh` said of its value. */
+  size: number;
 }
 
 /**
@@ -127,6 +132,7 @@ export class BoundedMemo<V> {
 
   private readonly maxKey: number;
   private readonly maxKeyBytes: number;
+  private readonly weigh: ((value: V) => number) | undefined;
   private readonly onEvict: ((key: string) => void) | undefined;
   private readonly name: MemoName | undefined;
   /** Dropped under memory pressure (memoryPressure), counted under this name. */
@@ -135,7 +141,8 @@ export class BoundedMemo<V> {
   /**
    * At most `limit` entries. `maxKey`: a key longer than this is computed every time, never
    * looked up or kept (nothing large is held for one caller). `maxKeyBytes`: the keys held, in
-   * characters, in all (a memo of many texts is bounded by what it holds, not only by how many).
+   * characters, in all (a memo of many texts is bounded by what it holds, not only by how many),
+   * and with them what `weigh` says each value takes (a memo of large values: its bytes).
    * `onEvict`: told of each key the bounds push out. `name`: the lookups through `get` are
    * counted under it (countLookup); a key over `maxKey` counts as a miss. `shed`: a memo that holds
    * parsed objects in bulk, given back under memory pressure (memoryPressure) and counted under
@@ -143,10 +150,11 @@ export class BoundedMemo<V> {
    */
   constructor(
     private readonly limit: number,
-    bounds: { maxKey?: number; maxKeyBytes?: number; onEvict?: (key: string) => void; name?: MemoName; shed?: MemoName } = {},
+    bounds: { maxKey?: number; maxKeyBytes?: number; weigh?: (value: V) => number; onEvict?: (key: string) => void; name?: MemoName; shed?: MemoName } = {},
   ) {
     this.maxKey = bounds.maxKey ?? Infinity;
     this.maxKeyBytes = bounds.maxKeyBytes ?? Infinity;
+    this.weigh = bounds.weigh;
     this.onEvict = bounds.onEvict;
     this.name = bounds.name;
     this.shedAs = bounds.shed;
@@ -190,18 +198,20 @@ export class BoundedMemo<V> {
    * a memo that sheds while under memory pressure): whether it was kept.
    */
   set(key: string, value: V): boolean {
-    if (key.length > this.maxKey || key.length > this.maxKeyBytes || (pressedBudgets > 0 && this.shedAs !== undefined)) return false;
+    if (key.length > this.maxKey || (pressedBudgets > 0 && this.shedAs !== undefined)) return false;
+    const size = key.length + (this.weigh?.(value) ?? 0);
+    if (size > this.maxKeyBytes) return false;
     const old = this.entries.get(key);
     if (old !== undefined) {
       this.entries.delete(key);
-      this.bytes -= key.length;
+      this.bytes -= old.size;
     }
-    this.entries.set(key, this.stamp({ value, put: 0, charsPut: 0 }, key));
-    this.bytes += key.length;
-    for (const oldest of this.entries.keys()) {
+    this.entries.set(key, this.stamp({ value, put: 0, charsPut: 0, size }, key));
+    this.bytes += size;
+    for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= this.limit && this.bytes <= this.maxKeyBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= oldest.length;
+      this.bytes -= entry.size;
       this.onEvict?.(oldest);
     }
     return true;
@@ -227,7 +237,7 @@ export class BoundedMemo<V> {
     return this.entries.size;
   }
 
-  /** The characters of the remembered keys, in all. */
+  /** The characters of the remembered keys, and what `weigh` said of their values, in all. */
   get keyBytes(): number {
     return this.bytes;
   }
@@ -271,6 +281,53 @@ export class Sightings {
   forget(): void {
     this.last.clear();
   }
+}
+
+/**
+ * A value as a memo may hold it packed (stage-memo.ts): v8.serialize keeps every value as it was
+ * (undefined, -0 and non-finite numbers, Maps), unlike JSON. Only for values of this process's own
+ * making, read back by unpackValue as the type they were packed as.
+ */
+export function packValue(value: unknown): Uint8Array {
+  return serialize(value);
+}
+
+/** A value packed by packValue, as the type it was packed as. */
+export function unpackValue<T>(bytes: Uint8Array): T {
+  return deserialize(bytes) as T;
+}
+
+/**
+ * Packed values by name, deflated into one buffer of its own size: zlib hands back a view of a
+ * 16 KiB chunk, and a small copy would take a slice of the shared pool (keeping either whole).
+ */
+export function packAll(values: Map<string, Uint8Array>): Buffer {
+  const deflated = deflateRawSync(serialize(values), { level: 1 });
+  const own = Buffer.allocUnsafeSlow(deflated.length);
+  deflated.copy(own);
+  return own;
+}
+
+/** What packAll packed. */
+export function unpackAll(packed: Buffer): Map<string, Uint8Array> {
+  return deserialize(inflateRawSync(packed)) as Map<string, Uint8Array>;
+}
+
+/** What an object copied from a kept text stands for (standFor). */
+const STANDS_FOR = new WeakMap<object, object>();
+
+/**
+ * Notes that `copy`, frozen through, is a copy of what `place` stands for in a kept text (a packed
+ * stage result, controlplane/stage-memo.ts): every copy of it is the same value, so what is found
+ * of one (the redaction's "clean") holds for the next.
+ */
+export function standFor(copy: object, place: object): void {
+  STANDS_FOR.set(copy, place);
+}
+
+/** What `value` stands for: the place of a kept text it was copied from (standFor), else itself. */
+export function sameAs(value: object): object {
+  return STANDS_FOR.get(value) ?? value;
 }
 
 /**

@@ -20,7 +20,7 @@
 // pattern built from secrets); only when one is found are the strings walked and the public words
 // read from the request.
 import { isSecretObject, secretValuesOf, ValueReplacer, MIN_SECRET_LENGTH } from './capture/secret-values.js';
-import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from './memo.js';
+import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO, sameAs } from './memo.js';
 
 export const REDACTED_VALUE = '[redacted]';
 /** What a message that quoted a public word held by a Secret becomes, whole. */
@@ -92,14 +92,15 @@ const SINGLE_WORD = /^\p{L}+$/u;
  * What finding a set of secret values takes: every needle of every value (ValueReplacer), the
  * values too short to look for inside text, and the frozen objects already found to hold none of
  * them. Kept by the values (a ControlPlane resyncs with the same Secrets, and its children come
- * back from the stage results as the same frozen objects: stage-memo.ts), so a resync looks for
+ * back from the stage results as frozen copies standing for the same places: stage-memo.ts,
+ * memo.ts sameAs), so a resync looks for
  * the needles in what is new only (the status, a child built afresh). Nothing is replaced with
  * these: replacing needs the request's public words (Redaction), read only when a value is found.
  */
 interface Needles {
   readonly all: ValueReplacer;
   readonly short: ReadonlySet<string>;
-  /** Frozen objects holding no needle, nowhere: redacting one gives it back as it is. */
+  /** Frozen objects holding no needle, nowhere, or what a copy stands for (sameAs): redacting one gives it back as it is. */
   readonly clean: WeakSet<object>;
 }
 
@@ -180,12 +181,14 @@ export class Redaction {
   redact<T>(value: T): T {
     const { all, short, clean } = this.needles;
     const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
-    if (frozen && clean.has(value)) return value;
+    // A copy of a kept stage result's child is known by the place it was copied from (sameAs).
+    const known = frozen ? sameAs(value) : undefined;
+    if (known !== undefined && clean.has(known)) return value;
     const strings: string[] = [];
     collectStrings(value, strings);
     if (!all.occursIn(strings.join('\u0000')) && !strings.some((s) => short.has(s))) {
       // Only a frozen object is known clean for good: nothing can change it after this call.
-      if (frozen && isDeeplyFrozen(value)) clean.add(value);
+      if (known !== undefined && isDeeplyFrozen(value)) clean.add(known);
       return value;
     }
     return this.walk(value, undefined, 0) as T;

@@ -48,6 +48,20 @@ t.test('BoundedMemo with a key budget: bounded by the characters it holds; a key
   t.ok(memo.keyBytes <= 10);
 });
 
+t.test('BoundedMemo with weighed values: the budget holds the keys and what each value weighs; a value replaced gives back its weight', async (t) => {
+  const memo = new BoundedMemo<string>(100, { maxKeyBytes: 20, weigh: (v) => v.length });
+  t.ok(memo.set('a', 'x'.repeat(8)));
+  t.ok(memo.set('b', 'x'.repeat(8)));
+  t.equal(memo.keyBytes, 18, 'two keys of one character and two values of 8');
+  t.ok(memo.set('a', 'x'.repeat(4)), 'a replaced by a lighter value');
+  t.equal(memo.keyBytes, 14, 'its old weight given back');
+  t.ok(memo.set('c', 'x'.repeat(8)));
+  t.same([memo.peek('a'), memo.peek('b'), memo.peek('c')].map((v) => v?.length), [4, undefined, 8], 'the least recently put (b: a was put again after it) pushed out to stay within 20');
+  t.equal(memo.keyBytes, 14);
+  t.notOk(memo.set('d', 'x'.repeat(20)), 'a value that alone weighs more than the budget is not kept');
+  t.same([memo.peek('a'), memo.peek('c')].map((v) => v?.length), [4, 8], 'and pushes nothing out');
+});
+
 t.test('BoundedMemo: an entry used all along stays, under the entry limit and under the key budget', async (t) => {
   for (const [label, memo] of [
     ['entry limit', new BoundedMemo<number>(10)],

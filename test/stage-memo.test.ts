@@ -12,7 +12,7 @@ import type { ControlPlaneHookRequest } from '../src/api/hooks.js';
 import { syncControlPlane } from '../src/controlplane/sync.js';
 import { DeclaredIndex, recordingInput, STAGE_MEMO_CONTROLPLANES, StageMemo, type StageReads } from '../src/controlplane/stage-memo.js';
 import type { Stage, StageInput, StageResult } from '../src/controlplane/stage.js';
-import { BoundedMemo, deepFreeze } from '../src/memo.js';
+import { BoundedMemo, deepFreeze, sameAs } from '../src/memo.js';
 import { parseJsonText } from '../src/json-body.js';
 import { ObjectIndex } from '../src/k8s/observed.js';
 import { GVK } from '../src/k8s/kinds.js';
@@ -55,14 +55,22 @@ t.test('a request the hook routes parsed reuses the stage results of an earlier 
   const first = syncControlPlane(one, { now, random: seededRandom('x') });
   const second = syncControlPlane(two, { now, random: seededRandom('x') });
   t.ok(first.children.length > 5, `${first.children.length} children`);
+  const third = syncControlPlane(parsed(), { now, random: seededRandom('x') });
   const observed = (r: ControlPlaneHookRequest) => Object.values(r.children ?? {}).flatMap((g) => Object.values(g));
-  const shared = second.children.filter((c, i) => c === first.children[i] && !observed(two).includes(c));
-  t.ok(shared.length > 0, `${shared.length} desired children are the very objects of the call before (kept by what their stages read)`);
-  t.ok(shared.every((c) => Object.isFrozen(c)), 'kept children are frozen');
+  // A kept result answers with a copy of its own, standing for its place in the kept text (memo.ts standFor).
+  const copies = second.children.filter((c) => sameAs(c) !== c && !observed(two).includes(c));
+  t.ok(copies.length > 0, `${copies.length} desired children are copies of kept results (kept by what their stages read)`);
+  t.notOk(first.children.some((c) => sameAs(c) !== c), 'the first call computed its own: none is a copy');
+  t.ok(copies.every((c) => Object.isFrozen(c) && !first.children.includes(c)), 'copies are frozen, and their own objects');
+  t.same(
+    third.children.map((c) => (sameAs(c) === c ? 'computed' : second.children.some((d) => sameAs(d) === sameAs(c)) ? 'the same place' : 'another place')),
+    third.children.map((c) => (sameAs(c) === c ? 'computed' : 'the same place')),
+    'the next call\'s copies stand for the same places',
+  );
   const plain = structuredClone(call.request) as ControlPlaneHookRequest;
   const a = syncControlPlane(plain, { now, random: seededRandom('x') });
   const b = syncControlPlane(plain, { now, random: seededRandom('x') });
-  t.notOk(a.children.some((c, i) => c === b.children[i] && !observed(plain).includes(c)), 'no text to key by: computed per call');
+  t.notOk([...a.children, ...b.children].some((c) => sameAs(c) !== c), 'no text to key by: computed per call');
   t.same(JSON.stringify(second), JSON.stringify(a));
 });
 
@@ -91,9 +99,16 @@ function keepAfter(memo: StageMemo, at: StageInput, read: (i: StageInput) => voi
   read(recordingInput(S, at, reads, () => (opaque = true)));
   memo.begin();
   if (!opaque) memo.keep(S, memo.keyOf(S)!, reads, result, undefined);
+  memo.end();
   return !opaque;
 }
-const lookup = (memo: StageMemo, s: Stage, at: StageInput) => memo.lookup(s, memo.keyOf(s), at);
+/** A call that looks `s` up (each call finds what the calls before it kept, packed at their end). */
+const lookup = (memo: StageMemo, s: Stage, at: StageInput) => {
+  memo.begin();
+  const kept = memo.lookup(s, memo.keyOf(s), at);
+  memo.end();
+  return kept;
+};
 
 t.test('a kept stage result answers only the decided conditions and rollout it read, with its key', async (t) => {
   const memo = memoOf();
@@ -104,11 +119,29 @@ t.test('a kept stage result answers only the decided conditions and rollout it r
   t.notOk(lookup(memo, S, input({ A: 'True', B: 'True' }, { holdReMint: 'x' })), 'a condition it read as undecided is decided');
   t.notOk(lookup(memo, S, input({ A: 'True' }, {})), 'the rollout it read differs');
   t.notOk(lookup(memo, stage('T'), input({ A: 'True' }, { holdReMint: 'x' })), 'another stage');
+  memo.begin();
   t.notOk(memo.lookup(S, 'another key', input({ A: 'True' }, { holdReMint: 'x' })), 'another key (what it reads of the request differs)');
   t.notOk(lookup(memoOf(), S, input({ A: 'True' }, { holdReMint: 'x' })), 'another ControlPlane');
   const ignoresRollout = memoOf();
   keepAfter(ignoresRollout, input({}, { holdReMint: 'x' }), () => undefined);
   t.ok(lookup(ignoresRollout, S, input({ A: 'True' }, {})), 'read nothing: answers any call with its key');
+});
+
+t.test('a kept result answers with a frozen copy of every value it held: undefined, -0, non-finite numbers and Maps too', async (t) => {
+  const memo = memoOf();
+  const odd = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { none: undefined, zero: -0, big: Infinity, small: -Infinity, nan: NaN } };
+  const reads: StageReads = { decided: new Map([['A', undefined]]) };
+  memo.begin();
+  memo.keep(S, memo.keyOf(S)!, reads, { ...result, children: [odd as unknown as StageResult['children'][number]], resyncAfterSeconds: 30 }, undefined);
+  memo.end();
+  const kept = lookup(memo, S, input({}));
+  const child = kept?.result.children[0] as unknown as typeof odd | undefined;
+  t.ok(child !== undefined && child !== odd, 'a copy');
+  t.ok(child !== undefined && 'none' in child.data && child.data.none === undefined, 'an undefined property stays, undefined');
+  t.ok(child && Object.is(child.data.zero, -0) && child.data.big === Infinity && child.data.small === -Infinity && Number.isNaN(child.data.nan), '-0, ±Infinity and NaN as they were');
+  t.equal(kept?.result.resyncAfterSeconds, 30);
+  t.ok(kept && Object.isFrozen(kept.result) && Object.isFrozen(child) && Object.isFrozen(child?.data), 'frozen through');
+  t.not(lookup(memo, S, input({}))?.result.children[0], child, 'each call its own copy');
 });
 
 t.test('what read the clock, the random source, the previous conditions, all decided conditions or an undeclared kind is not kept', async (t) => {
@@ -154,9 +187,10 @@ t.test('once full, the memo gives a ControlPlane new places only when it was cal
       if (memo.lookup(s, key, input({}))) found++;
       else memo.keep(s, key, { decided: new Map() }, result, undefined);
     }
+    memo.end();
     return found;
   };
-  const fleet = 1000;
+  const fleet = Math.ceil(STAGE_MEMO_CONTROLPLANES * 1.25);
   const round = () => Array.from({ length: fleet }, (_, i) => call(i));
   t.equal(round().reduce((a, b) => a + b, 0), 0, 'the first round finds nothing');
   for (const n of [2, 3]) {

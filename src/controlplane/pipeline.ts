@@ -135,6 +135,7 @@ export function runPipeline(
     }
   });
 
+  memo?.end();
   const children = keepObserved(desired, input.children, released);
   assertKeepsObserved(children, input.children, released);
   return { decided, children, resyncAfterSeconds, trace, unapplied };

@@ -22,19 +22,28 @@
 // stage's children (unapplied.ts) is kept with the result when it did not read the clock (its
 // children are of declared kinds, or nothing is kept).
 //
-// Kept results are shared by the calls they answer, so they are frozen through. Bounded: the
-// results of STAGE_MEMO_CONTROLPLANES ControlPlanes' stages (least recently used first out), and
-// none while the bodies in flight take more than half the in-flight budget (memo.ts memoryPressure).
+// Kept packed: a ControlPlane's kept results are one deflated text (Packed), each result in it
+// serialized when it was kept (v8.serialize: every value as it was, undefined, -0 and non-finite
+// numbers too). A compute cloud's take about 7 KiB where their objects took about 72 KiB of heap,
+// and they are a few objects for the garbage collector to mark, not thousands: a fleet of 3,000
+// fits. A call unpacks its ControlPlane's once, at its first lookup, and each result it is
+// answered with is a copy of its own, frozen through (as a shared result was), whose children
+// stand for their places in the packed text (memo.ts standFor): what the redaction found clean of
+// one copy holds for the next call's. What a call keeps is packed at its end (StageMemo.end), with
+// the results it found. Bounded: the results of STAGE_MEMO_CONTROLPLANES ControlPlanes (least
+// recently used first out), and none while the bodies in flight take more than half the in-flight
+// budget (memo.ts memoryPressure).
 // Once full, a ControlPlane's results take a new place only when it was called recently (admits,
 // by a ghost list of the ControlPlanes called: memo.ts Sightings, as the body memo's): a fleet
 // larger than the memo, resynced in turn, would otherwise push every result out before its
-// ControlPlane comes again, and pay for keeping it (freezing, then collecting it from the old
-// generation) on every call for no hit. Refused, those calls are computed as they would be with
+// ControlPlane comes again, and pay for keeping it (serializing and deflating it) on every call
+// for no hit. Refused, those calls are computed as they would be with
 // the memo off, and the ControlPlanes already kept go on being answered.
+import { hash } from 'node:crypto';
 import type { Condition } from '../k8s/conditions.js';
 import { ObjectIndex, type KubeObject } from '../k8s/observed.js';
 import type { KindInfo } from '../k8s/kinds.js';
-import { BoundedMemo, countLookup, deepFreeze, exactKey, MEMO, memoOn, Sightings } from '../memo.js';
+import { BoundedMemo, countLookup, deepFreeze, exactKey, MEMO, memoOn, packAll, packValue, Sightings, standFor, unpackAll, unpackValue } from '../memo.js';
 import type { Stage, StageInput, StageResult } from './stage.js';
 import type { Unapplied } from './unapplied.js';
 import type { ControlPlaneRef } from './ref.js';
@@ -50,11 +59,20 @@ export interface StageReads {
 }
 
 interface Kept {
+  /** The key it was computed with (a digest: StageMemo.keyOf). */
   key: string;
   reads: StageReads;
   result: StageResult;
   /** The tracking of the result's children, when it did not read the clock. */
   unapplied?: Unapplied;
+}
+
+/** A ControlPlane's kept results as the memo holds them. */
+interface Packed {
+  /** Deflated: the v8.serialize of a Map from stage name to that stage's Kept, v8.serialize'd. */
+  text: Buffer;
+  /** What each child of a stage's copies stands for (standFor): one object per child, made at the first copy. */
+  places: Map<string, object[]>;
 }
 
 /** What a call's key is made of (request-reading.ts reads it once per request). */
@@ -67,20 +85,24 @@ export interface StageKeyParts {
 }
 
 /**
- * How many ControlPlanes' stage results are kept (16 stages each: the compute cloud has 14). Not
- * FLEET_MEMO_CONTROLPLANES: a kept result holds its children (and the observed objects it keeps as
- * they are), about 72 KiB a compute cloud (measured in process at 1,100 ControlPlanes: heap +78 MiB
- * over the memo switched off), and the service runs in a 128 MiB heap (manifests/deployment.yaml)
- * beside the content memos sized for 1,024. 384 holds the fleet of 300 the goal is set at (issue
- * 43) in about 27 MiB. Of a larger fleet resynced in turn, the ControlPlanes kept first go on being
- * answered and the others are computed (admits).
+ * How many ControlPlanes' stage results are kept: the fleet of 3,000 compute clouds the bench
+ * measures at Metacontroller's pace (issue 43). Packed, a compute cloud's take about 7 KiB outside
+ * the heap and 6 KiB in it (the places of its children, once looked up): measured in process at
+ * 3,000 compute clouds, heap 78 MB and buffers 21 MB after two rounds, against 93 MB of heap with
+ * 384 of them kept as objects. Of a larger fleet resynced in turn, the ControlPlanes kept first go
+ * on being answered and the others are computed (admits).
  */
-export const STAGE_MEMO_CONTROLPLANES = 384;
+export const STAGE_MEMO_CONTROLPLANES = 3072;
 
-/** Places for each ControlPlane's stages (the compute cloud has 14). */
-const STAGES_PER_CONTROLPLANE = 16;
-/** The stages' results by stage and ControlPlane. */
-const KEPT = new BoundedMemo<Kept>(STAGES_PER_CONTROLPLANE * STAGE_MEMO_CONTROLPLANES, { shed: MEMO.stageResult });
+/**
+ * The packed texts held, in bytes, at most: 3,072 compute clouds take about 21 MiB. A ControlPlane
+ * whose results pack larger than the whole budget is computed every call; larger ones push out
+ * more of the others.
+ */
+export const STAGE_MEMO_BYTES = 32 * 1024 * 1024;
+
+/** The stages' results by ControlPlane. */
+const KEPT = new BoundedMemo<Packed>(STAGE_MEMO_CONTROLPLANES, { maxKeyBytes: STAGE_MEMO_BYTES, weigh: (p) => p.text.length, shed: MEMO.stageResult });
 /** The last STAGE_MEMO_CONTROLPLANES ControlPlanes called (by ControlPlane). */
 const RECENT = new Sightings(STAGE_MEMO_CONTROLPLANES);
 
@@ -92,7 +114,7 @@ const RECENT = new Sightings(STAGE_MEMO_CONTROLPLANES);
  * replacing a result pushes nothing out.
  */
 function admits(base: string): boolean {
-  return RECENT.seen(base) || KEPT.size <= STAGES_PER_CONTROLPLANE * (STAGE_MEMO_CONTROLPLANES - 1);
+  return RECENT.seen(base) || KEPT.size < STAGE_MEMO_CONTROLPLANES;
 }
 
 /** The kept stage results as one request's stages look them up: by ControlPlane, keyed by what each stage reads. */
@@ -100,6 +122,11 @@ export class StageMemo {
   private readonly base: string;
   /** Whether this call may keep results in new places (admits; begin decides it once per call, none before). */
   private admitting = false;
+  /** This call's: its ControlPlane's packed results and, once unpacked, each stage's serialized Kept. */
+  private packed: Packed | undefined;
+  private unpacked: Map<string, Uint8Array> | undefined;
+  /** What this call kept (serialized), packed at its end. */
+  private kept: Map<string, Uint8Array> | undefined;
 
   constructor(private readonly parts: StageKeyParts) {
     const { cp } = parts;
@@ -113,9 +140,33 @@ export class StageMemo {
    */
   begin(): void {
     this.admitting = memoOn(MEMO.stageResult) ? admits(this.base) : false;
+    this.packed = memoOn(MEMO.stageResult) ? KEPT.peek(this.base) : undefined;
+    this.unpacked = undefined;
+    this.kept = undefined;
   }
 
-  /** This call's key for `stage`: undefined when an object it reads has no digest. */
+  /**
+   * Ends a call (runPipeline, once it has every stage's result): what it kept is packed with the
+   * results it found, and replaces its ControlPlane's (a place it already holds), or takes a new
+   * place when admitted.
+   */
+  end(): void {
+    const { kept } = this;
+    this.kept = undefined;
+    if (kept === undefined || (!this.admitting && this.packed === undefined)) return;
+    const all = new Map([...this.stages(), ...kept]);
+    // The places of the results it found stay theirs: the same serialized text.
+    const places = new Map([...(this.packed?.places ?? [])].filter(([stage]) => !kept.has(stage)));
+    KEPT.set(this.base, { text: packAll(all), places });
+  }
+
+  /** This call's ControlPlane's kept results by stage (serialized), unpacked at the first look. */
+  private stages(): Map<string, Uint8Array> {
+    this.unpacked ??= this.packed === undefined ? new Map() : unpackAll(this.packed.text);
+    return this.unpacked;
+  }
+
+  /** This call's key for `stage` (a digest of what it is made of): undefined when an object it reads has no digest. */
   keyOf(stage: Stage): string | undefined {
     let key = `${this.parts.cp.generation}\n${this.parts.common}`;
     for (const [index, kinds] of [[this.parts.children, stage.observes.children], [this.parts.related, stage.observes.related]] as const) {
@@ -126,7 +177,7 @@ export class StageMemo {
         key += digest;
       }
     }
-    return key;
+    return hash('sha256', key, 'base64');
   }
 
   /** The kept result of `stage` when `key` is its key and this call's values hold every value it read; else undefined. */
@@ -137,23 +188,29 @@ export class StageMemo {
   }
 
   private matching(stage: Stage, key: string, input: Pick<StageInput, 'decided' | 'rollout' | 'credential' | 'parentAnnotations'>): Kept | undefined {
-    const kept = KEPT.peek(this.base + stage.name);
-    if (kept === undefined || kept.key !== key) return undefined;
+    const { packed } = this;
+    const bytes = packed === undefined ? undefined : this.stages().get(stage.name);
+    if (packed === undefined || bytes === undefined) return undefined;
+    const kept = deepFreeze(unpackValue<Kept>(bytes));
+    if (kept.key !== key) return undefined;
     const { reads } = kept;
     if (reads.rollout !== undefined && reads.rollout !== exactKey(input.rollout)) return undefined;
     if (reads.credential !== undefined && reads.credential !== exactKey(input.credential)) return undefined;
     if (reads.annotations !== undefined && reads.annotations !== exactKey(input.parentAnnotations)) return undefined;
     for (const [type, was] of reads.decided) if (conditionKey(input.decided.get(type)) !== was) return undefined;
+    let places = packed.places.get(stage.name);
+    if (places === undefined) packed.places.set(stage.name, (places = kept.result.children.map(() => ({}))));
+    kept.result.children.forEach((child, i) => standFor(child, places[i] ?? child));
     return kept;
   }
 
   keep(stage: Stage, key: string, reads: StageReads, result: StageResult, unapplied: Unapplied | undefined): void {
     if (!memoOn(MEMO.stageResult)) return;
-    if (!this.admitting && KEPT.peek(this.base + stage.name) === undefined) return;
+    if (!this.admitting && this.packed === undefined) return;
     // The tracking looks its children up among the observed ones: kept only when they are of declared kinds.
     const declared = new Set(stage.observes.children.map(kindKey));
     const tracked = unapplied !== undefined && result.children.every((c) => declared.has(`${c.apiVersion}|${c.kind}`)) ? { unapplied } : {};
-    KEPT.set(this.base + stage.name, deepFreeze({ key, reads, result, ...tracked }));
+    (this.kept ??= new Map()).set(stage.name, packValue({ key, reads, result, ...tracked }));
   }
 }
 
