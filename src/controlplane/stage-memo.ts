@@ -107,11 +107,11 @@ const KEPT = new BoundedMemo<Packed>(STAGE_MEMO_CONTROLPLANES, { maxKeyBytes: ST
 const RECENT = new Sightings(STAGE_MEMO_CONTROLPLANES);
 
 /**
- * Whether a call of the ControlPlane `base` may keep results in new places: while the memo has room
- * for a ControlPlane's stages, or when the ControlPlane is among the last STAGE_MEMO_CONTROLPLANES
+ * Whether a call of the ControlPlane `base` may keep results in a new place: while the memo has
+ * room for a ControlPlane, or when the ControlPlane is among the last STAGE_MEMO_CONTROLPLANES
  * called (so its results would have stayed until now, least recently used first out). Notes the
- * call. A place the ControlPlane's stage already holds is always reused (StageMemo.keep):
- * replacing a result pushes nothing out.
+ * call. A place the ControlPlane already holds is always reused (StageMemo.end): replacing its
+ * results pushes nothing out by count.
  */
 function admits(base: string): boolean {
   return RECENT.seen(base) || KEPT.size < STAGE_MEMO_CONTROLPLANES;
