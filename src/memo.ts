@@ -11,7 +11,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 interface Entry<V> {
   value: V;
-  /** When the entry was last put at the newest end: puts so far, and key characters put so far. */
+  /** When the entry was last put at the newest end: puts so far, and what they took of `maxKeyBytes` so far (their sizes). */
   put: number;
   charsPut: number;
   /** What it takes of the `maxKeyBytes` budget: its key's characters and what `weigh` said of its value. */
@@ -144,9 +144,8 @@ export class BoundedMemo<V> {
    * characters, in all (a memo of many texts is bounded by what it holds, not only by how many),
    * and with them what `weigh` says each value takes (a memo of large values: its bytes).
    * `onEvict`: told of each key the bounds push out. `name`: the lookups through `get` are
-   * counted under it (countLookup); a key over `maxKey` counts as a miss. `shed`: a memo that holds
-   * parsed objects in bulk, given back under memory pressure (memoryPressure) and counted under
-   * this name.
+   * counted under it (countLookup); a key over `maxKey` counts as a miss. `shed`: a memo that grows
+   * with the fleet, given back under memory pressure (memoryPressure) and counted under this name.
    */
   constructor(
     private readonly limit: number,
@@ -206,7 +205,7 @@ export class BoundedMemo<V> {
       this.entries.delete(key);
       this.bytes -= old.size;
     }
-    this.entries.set(key, this.stamp({ value, put: 0, charsPut: 0, size }, key));
+    this.entries.set(key, this.stamp({ value, put: 0, charsPut: 0, size }));
     this.bytes += size;
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= this.limit && this.bytes <= this.maxKeyBytes) break;
@@ -222,14 +221,14 @@ export class BoundedMemo<V> {
     if (hit !== undefined && (this.puts - hit.put >= this.limit / 2 || this.charsPut - hit.charsPut >= this.maxKeyBytes / 2)) {
       this.entries.delete(key);
       this.entries.set(key, hit);
-      this.stamp(hit, key);
+      this.stamp(hit);
     }
     return hit;
   }
 
-  private stamp(entry: Entry<V>, key: string): Entry<V> {
+  private stamp(entry: Entry<V>): Entry<V> {
     entry.put = ++this.puts;
-    entry.charsPut = this.charsPut += key.length;
+    entry.charsPut = this.charsPut += entry.size;
     return entry;
   }
 

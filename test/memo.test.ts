@@ -62,10 +62,12 @@ t.test('BoundedMemo with weighed values: the budget holds the keys and what each
   t.same([memo.peek('a'), memo.peek('c')].map((v) => v?.length), [4, 8], 'and pushes nothing out');
 });
 
-t.test('BoundedMemo: an entry used all along stays, under the entry limit and under the key budget', async (t) => {
+t.test('BoundedMemo: an entry used all along stays, under the entry limit and under the key budget (keys alone, or with what their values weigh)', async (t) => {
   for (const [label, memo] of [
     ['entry limit', new BoundedMemo<number>(10)],
     ['key budget', new BoundedMemo<number>(1000, { maxKeyBytes: 40 })],
+    // Keys of 4 characters, values weighing 16: the budget holds two entries, and a hit must move before half of it is put after it.
+    ['weighed budget', new BoundedMemo<number>(1000, { maxKeyBytes: 40, weigh: () => 16 })],
   ] as const) {
     let hot = 0;
     for (let i = 0; i < 200; i++) {
