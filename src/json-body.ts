@@ -105,8 +105,11 @@ export function bodyMemoHolds(): { bodies: number; indexed: number } {
  */
 const sightings = new Sightings(BODY_MEMO.seen, BODY_MEMO.maxKeyBytes);
 
-/** `text` parsed (parseJsonText): remembered when it comes again soon enough, frozen through then. */
-export function parseRemembered(text: string): unknown {
+/**
+ * `text` parsed (parseJsonText): remembered when it comes again soon enough, frozen through then.
+ * `digest`: its SHA-256 (base64), when the caller has it already (kept-answers.ts).
+ */
+export function parseRemembered(text: string, digest?: string): unknown {
   if (text.length > BODY_MEMO.maxKey || !memoOn(MEMO.body)) {
     countLookup(MEMO.body, false);
     return parseJsonText(text, true);
@@ -118,7 +121,7 @@ export function parseRemembered(text: string): unknown {
   countLookup(MEMO.body, remembered !== undefined);
   if (remembered !== undefined) return remembered;
   const parsed = parseJsonText(text, true);
-  if (!sightings.seen(hash('sha256', text, 'base64'))) return parsed;
+  if (!sightings.seen(digest ?? hash('sha256', text, 'base64'))) return parsed;
   // Indexed only when kept: a body not kept (memory pressure, memo.ts) is never evicted, so never unindexed.
   if (bodies.set(text, deepFreeze(parsed)) && known === undefined) byFingerprint.set(key, [...(byFingerprint.get(key) ?? []), text]);
   return parsed;
@@ -147,6 +150,11 @@ export function parseJsonText(text: string, sources = false): unknown {
 /** The content-type parser of application/json: `text` parsed, or remembered (parseRemembered). */
 export function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
   parseWith(parseRemembered, body, done);
+}
+
+/** The same, for a text whose SHA-256 (base64) the caller has already computed. */
+export function parseDigestedJsonBody(text: string, digest: string, done: (err: Error | null, body?: unknown) => void): void {
+  parseWith((t) => parseRemembered(t, digest), text, done);
 }
 
 /** The same parser without the memo: every body parsed afresh (the benchmark's floor). */

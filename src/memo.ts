@@ -23,6 +23,8 @@ interface Entry<V> {
  * once: whether each pays in their cluster shows as its hits against its misses.
  */
 export const MEMO = {
+  /** Answers to hook calls by their path and their body's digest, when they read neither clock nor random (http/kept-answers.ts). */
+  answer: 'answer',
   /** Parsed request bodies by their text (json-body.ts). */
   body: 'body',
   /** What sync read of a remembered body (controlplane/request-reading.ts). */
@@ -297,14 +299,19 @@ export function unpackValue<T>(bytes: Uint8Array): T {
 }
 
 /**
- * Packed values by name, deflated into one buffer of its own size: zlib hands back a view of a
- * 16 KiB chunk, and a small copy would take a slice of the shared pool (keeping either whole).
+ * `data` deflated (fast), into one buffer of its own size, as a memo keeps it: zlib hands back a
+ * view of a 16 KiB chunk, and a small copy would take a slice of the shared pool (keeping either whole).
  */
-export function packAll(values: Map<string, Uint8Array>): Buffer {
-  const deflated = deflateRawSync(serialize(values), { level: 1 });
+export function deflateOwn(data: string | Uint8Array): Buffer {
+  const deflated = deflateRawSync(data, { level: 1 });
   const own = Buffer.allocUnsafeSlow(deflated.length);
   deflated.copy(own);
   return own;
+}
+
+/** Packed values by name, deflated into one buffer of its own size (deflateOwn). */
+export function packAll(values: Map<string, Uint8Array>): Buffer {
+  return deflateOwn(serialize(values));
 }
 
 /** What packAll packed. */

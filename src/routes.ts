@@ -3,7 +3,7 @@
 // (the TypeBox type provider), so the two cannot drift apart.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   ControlPlaneCustomizeRequest,
   ControlPlaneHookRequest,
@@ -41,7 +41,7 @@ export interface HookContext {
  * How the server answers one hook call: it builds the context (one clock instant, the random
  * source, events into the request log), calls `answer`, and captures the call.
  */
-export type HookRunner = (call: { path: string; body: unknown; log: FastifyInstance['log'] }, answer: (body: unknown, context: HookContext) => unknown) => unknown;
+export type HookRunner = (call: { path: string; body: unknown; log: FastifyInstance['log']; request: FastifyRequest }, answer: (body: unknown, context: HookContext) => unknown) => unknown;
 
 export interface HookRoute {
   /** URL path Metacontroller posts to. */
@@ -83,7 +83,7 @@ function route<S extends TSchema>(path: string, body: S, handle: (body: Static<S
     body,
     register(app, run) {
       app.withTypeProvider<TypeBoxTypeProvider>().post(path, { schema: { body }, config: { hook } }, async (request) =>
-        run({ path, body: request.body, log: request.log }, (body, context) => answer(body as Static<S>, context)),
+        run({ path, body: request.body, log: request.log, request }, (body, context) => answer(body as Static<S>, context)),
       );
     },
   };

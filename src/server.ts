@@ -15,6 +15,7 @@ import { overloadPlugin, type OverloadOptions } from './http/overload.js';
 import { probesPlugin } from './http/probes.js';
 import { metricsPlugin } from './http/metrics.js';
 import { requestLogPlugin } from './http/request-log.js';
+import { keptAnswersPlugin } from './http/kept-answers.js';
 import { hooksPlugin } from './http/hooks.js';
 
 /** Readiness: how long hook calls may be refused with no byte of the budget given back. */
@@ -176,8 +177,11 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   metrics.readReady = () => !app.c5c3.draining && unready() === undefined;
   await app.register(metricsPlugin, { metrics });
   await app.register(requestLogPlugin);
+  const clock = options.clock ?? (() => new Date());
+  // A call's answer kept for the same bytes (kept-answers.ts).
+  await app.register(keptAnswersPlugin, { metrics, capture: capture && { writer: capture, clock, randomSeed: options.randomSeed } });
   await app.register(hooksPlugin, {
-    clock: options.clock ?? (() => new Date()),
+    clock,
     random: options.random ?? randomBytes,
     randomSeed: options.randomSeed,
     metrics,

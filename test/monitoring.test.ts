@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { buildServer } from '../src/server.js';
 import { createMetrics } from '../src/metrics.js';
-import { ALERTED_CONDITIONS, countConditions, initConditionSeries } from '../src/http/condition-metrics.js';
+import { ALERTED_CONDITIONS, conditionLabels, countConditions, initConditionSeries } from '../src/http/condition-metrics.js';
 import { metricNames } from './support/promql.js';
 import { REPO_ROOT, type Obj } from './support/shared.js';
 
@@ -87,14 +87,14 @@ t.test('the condition counter: one count per condition of an answer, bounded lab
     t.match(await text(), `c5c3_hooks_controlplane_conditions_total{condition="${condition}",status="${status}",reason="${reason}"} 0`);
   }
   const answer = (reason: string) => ({ status: { conditions: [{ type: 'KORCReady', status: 'False', reason }, { type: 'Ready', status: 'False', reason: 'NotAllReady' }] } });
-  countConditions(metrics, answer('ReMintStalled'));
-  countConditions(metrics, answer('ReMintStalled'));
+  countConditions(metrics, conditionLabels(answer('ReMintStalled')));
+  countConditions(metrics, conditionLabels(answer('ReMintStalled')));
   t.match(await text(), 'c5c3_hooks_controlplane_conditions_total{condition="KORCReady",status="False",reason="ReMintStalled"} 2');
   t.match(await text(), 'c5c3_hooks_controlplane_conditions_total{condition="Ready",status="False",reason="NotAllReady"} 2');
   // A status someone edited: its strings never become labels.
-  countConditions(metrics, { status: { conditions: [{ type: 'Injected-1', status: 'Maybe', reason: 'x'.repeat(300) }, null, 7] } });
-  countConditions(metrics, { status: { conditions: 'nope' } });
-  countConditions(metrics, undefined);
+  countConditions(metrics, conditionLabels({ status: { conditions: [{ type: 'Injected-1', status: 'Maybe', reason: 'x'.repeat(300) }, null, 7] } }));
+  countConditions(metrics, conditionLabels({ status: { conditions: 'nope' } }));
+  countConditions(metrics, conditionLabels(undefined));
   t.match(await text(), 'c5c3_hooks_controlplane_conditions_total{condition="Other",status="Other",reason="Other"} 1');
   t.notMatch(await text(), /Injected|xxxx/);
 });

@@ -24,23 +24,37 @@ const STATUSES: ReadonlySet<string> = new Set(['True', 'False', 'Unknown']);
 /** A label value for a string this service does not define (a status a person edited): never the string itself. */
 export const OTHER_LABEL = 'Other';
 
+/** The labels one condition of an answer is counted under. */
+export interface ConditionLabels {
+  condition: string;
+  status: string;
+  reason: string;
+}
+
 /**
- * Counts one ControlPlane answer: each condition of its status once, by type, status and reason.
- * Only the values this service defines become labels (a condition carried over from a status
- * someone edited would otherwise add series without bound): anything else is `Other`.
+ * The labels of one ControlPlane answer's conditions: each condition of its status once, by type,
+ * status and reason. Only the values this service defines become labels (a condition carried over
+ * from a status someone edited would otherwise add series without bound): anything else is `Other`.
  */
-export function countConditions(metrics: Metrics, answer: unknown): void {
+export function conditionLabels(answer: unknown): ConditionLabels[] {
   const conditions = (answer as { status?: { conditions?: unknown } } | null)?.status?.conditions;
-  if (!Array.isArray(conditions)) return;
+  if (!Array.isArray(conditions)) return [];
+  const labels: ConditionLabels[] = [];
   for (const c of conditions) {
     if (c === null || typeof c !== 'object') continue;
     const { type, status, reason } = c as Record<string, unknown>;
-    metrics.controlPlaneConditions.inc({
+    labels.push({
       condition: typeof type === 'string' && CONDITION_TYPES.has(type) ? type : OTHER_LABEL,
       status: typeof status === 'string' && STATUSES.has(status) ? status : OTHER_LABEL,
       reason: typeof reason === 'string' && REASONS.has(reason) ? reason : OTHER_LABEL,
     });
   }
+  return labels;
+}
+
+/** Counts one ControlPlane answer: its conditions' labels (conditionLabels), once each. */
+export function countConditions(metrics: Metrics, labels: readonly ConditionLabels[]): void {
+  for (const l of labels) metrics.controlPlaneConditions.inc(l);
 }
 
 /** The alerted series at 0, so the first answer carrying one is an increase (called once per registry). */

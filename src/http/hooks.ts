@@ -1,14 +1,18 @@
 // The hook routes (routes.ts) served: one clock instant per call (so a captured call records the
 // clock its answer was computed at), the random source (or, for replays, a source seeded afresh
 // per call), stage measurements into the metrics, events into the request's log line, and every
-// call captured when capture is on.
+// call captured when capture is on. Each answer is told to kept-answers.ts with whether it may
+// answer the same bytes again: whether it read the clock or the random source, logged an event or
+// failed a stage (watched as it is computed).
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { CaptureWriter } from '../capture/capture.js';
 import type { Metrics } from '../metrics.js';
-import { countConditions, initConditionSeries } from './condition-metrics.js';
+import { conditionLabels, countConditions, initConditionSeries } from './condition-metrics.js';
+import { answerComputed, CallWatch } from './kept-answers.js';
 import { seededRandom } from '../random.js';
 import { HOOK_ROUTES, type HookContext, type HookRunner } from '../routes.js';
+import type { StageTrace } from '../controlplane/pipeline.js';
 
 export interface HooksPluginOptions {
   clock: () => Date;
@@ -43,23 +47,29 @@ export const hooksPlugin = fp(
   async (app: FastifyInstance, options: HooksPluginOptions) => {
     const { metrics, capture } = options;
     initConditionSeries(metrics);
-    const onStage: HookContext['onStage'] = (trace) => {
+    const onStage = (trace: StageTrace): void => {
       metrics.stageDuration.observe({ sub_reconciler: trace.name }, trace.seconds);
       if (trace.outcome === 'failed') metrics.stageErrors.inc({ sub_reconciler: trace.name, condition_type: trace.conditionType });
     };
     const run: HookRunner = (call, answer) => {
-      const now = options.clock();
-      const context = (): HookContext => ({
-        clock: () => now,
-        random: options.randomSeed === undefined ? options.random : seededRandom(options.randomSeed),
-        onStage,
-        onEvent: (event) => call.log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
+      const at = options.clock();
+      // What the answer depends on beyond the request's bytes (kept-answers.ts).
+      const watch = new CallWatch();
+      const context = (): HookContext =>
+        watch.watch({
+          clock: () => at,
+          random: options.randomSeed === undefined ? options.random : seededRandom(options.randomSeed),
+          onStage,
+          onEvent: (event) => call.log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
+        });
+      const response = answerShared(call.body, answer, context, () => {
+        watch.taint();
+        call.log.error({ hook: call.path }, 'the hook failed on its shared (frozen) request; answered from a private copy');
       });
-      const response = answerShared(call.body, answer, context, () =>
-        call.log.error({ hook: call.path }, 'the hook failed on its shared (frozen) request; answered from a private copy'),
-      );
-      capture?.write(call.path, now, call.body, response, options.randomSeed);
-      if (CONTROLPLANE_ANSWERS.has(call.path)) countConditions(metrics, response);
+      capture?.write(call.path, at, call.body, response, options.randomSeed);
+      const conditions = CONTROLPLANE_ANSWERS.has(call.path) ? conditionLabels(response) : [];
+      countConditions(metrics, conditions);
+      answerComputed(call.request, { repeatable: () => watch.repeatable, conditions });
       return response;
     };
     for (const route of HOOK_ROUTES) route.register(app, run);

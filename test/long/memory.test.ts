@@ -14,6 +14,7 @@ import { REPO_ROOT, type Obj } from '../support/shared.js';
 import { BODY_DENSITY } from '../../src/json-body.js';
 import { STAGE_MEMO_CONTROLPLANES } from '../../src/controlplane/stage-memo.js';
 import { FLEET_MEMO_CONTROLPLANES } from '../../src/memo.js';
+import { ANSWER_MEMO } from '../../src/http/kept-answers.js';
 
 const MiB = 1024 * 1024;
 const deployment = parse(readFileSync(join(REPO_ROOT, 'manifests/deployment.yaml'), 'utf8')) as Obj;
@@ -123,9 +124,15 @@ t.test(`worst-case bodies, 4 at once, stay under 85% of the ${limitMiB}Mi memory
  * 3,136 while the content memos (sized for FLEET_MEMO_CONTROLPLANES) were not emptied under
  * memory pressure.
  */
-const FLEET = Math.max(STAGE_MEMO_CONTROLPLANES, FLEET_MEMO_CONTROLPLANES) + 64;
+const FLEET = Math.max(STAGE_MEMO_CONTROLPLANES, FLEET_MEMO_CONTROLPLANES, ANSWER_MEMO.entries) + 64;
+/**
+ * The fleet is resynced twice, the second time in reverse order: an answer is kept on its body's
+ * second call, when the body came within the last ANSWER_MEMO.entries (src/http/kept-answers.ts),
+ * so the answers fill their memo too.
+ */
+const FLEET_ROUNDS = 2;
 
-t.test(`worst-case bodies after a fleet of ${FLEET} compute clouds: still answered, memory bounded`, async (t) => {
+t.test(`worst-case bodies after a fleet of ${FLEET} compute clouds resynced ${FLEET_ROUNDS} times: still answered, memory bounded`, async (t) => {
   const { child, port } = await startServer(t);
   const { fleetTemplate, fleetOf } = (await import(pathToFileURL(join(REPO_ROOT, 'bench', 'fleet.mjs')).href)) as {
     fleetTemplate: (root: string, example: string) => Promise<string>;
@@ -134,11 +141,14 @@ t.test(`worst-case bodies after a fleet of ${FLEET} compute clouds: still answer
   const fleet = fleetOf(await fleetTemplate(REPO_ROOT, 'examples/controlplane-cloud.yaml'));
   let refused = 0;
   const codes = new Map<number, number>();
-  for (let i = 0; i < FLEET; i++) {
-    const { status: code } = await answered(port, '/controlplane/sync', fleet.member(i).body, () => refused++);
-    codes.set(code, (codes.get(code) ?? 0) + 1);
+  for (let round = 0; round < FLEET_ROUNDS; round++) {
+    for (let i = 0; i < FLEET; i++) {
+      const member = round % 2 === 0 ? i : FLEET - 1 - i;
+      const { status: code } = await answered(port, '/controlplane/sync', fleet.member(member).body, () => refused++);
+      codes.set(code, (codes.get(code) ?? 0) + 1);
+    }
   }
-  t.same([...codes], [[200, FLEET]], `every member of the fleet answered 200 (${[...codes].map(([c, n]) => `${n} × ${c}`).join(', ')})`);
+  t.same([...codes], [[200, FLEET * FLEET_ROUNDS]], `every call of the fleet answered 200 (${[...codes].map(([c, n]) => `${n} × ${c}`).join(', ')})`);
   await worstCase(t, port, 1, () => refused++);
   t.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, 'the process still serves');
   t.equal(child.exitCode, null, 'the process did not exit');
