@@ -49,6 +49,8 @@ if (setup.status !== 0) {
 for (const line of setup.stdout.trim().split('\n')) console.log(`e2e: ${line}`);
 const k8sVersion = process.env.E2E_K8S_VERSION || '1.33.13';
 console.log(`e2e: binaries ready after ${elapsed()}`);
+const setupDone = Date.now();
+console.log(`phase: e2e setup (builds, installs, cache checks): ${elapsed().replace(' s', '')} s`);
 
 // --- the run folder ---------------------------------------------------------------------------
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -208,6 +210,8 @@ try {
   await rec.watch([...CONTROLPLANE_CHILD_KINDS, GVK.ControlPlane, GVK.CredentialRotation, GVK.SecretAggregate]);
   const controllers = await h.installControllers();
   console.log(`e2e: ${controllers.length} Metacontroller controllers installed, webhooks at http://127.0.0.1:${h.servicePort}; ready after ${elapsed()} (pids ${h.pids()})`);
+  const clusterReady = Date.now();
+  console.log(`phase: e2e cluster start (API server to controllers installed): ${((clusterReady - setupDone) / 1000).toFixed(0)} s`);
   writeFileSync(join(run, 'pids'), `${h.pids()}\n`);
 
   const openstack = new OpenStackCli(venvDir(repo, cache, 'openstackclient'), join(run, 'openstack-client'), proxy);
@@ -239,6 +243,7 @@ try {
       if (result.seconds > 0) failTails(dead?.name);
     }
   }
+  console.log(`phase: e2e scenarios (${results.length}): ${((Date.now() - clusterReady) / 1000).toFixed(0)} s`);
   if (ops.errors.length > 0) console.log(`e2e: the stand-ins saw ${ops.errors.length} write error(s); first: ${ops.errors[0]}`);
   for (const exit of h.unexpectedExits) console.log(`e2e: !!!!! a real OpenStack process crashed (restarted by its stand-in operator): ${exit}`);
   for (const line of workerRestarts(join(run, 'logs'))) console.log(`e2e: !!!!! ${line}`);

