@@ -9,7 +9,7 @@ import { conformance, upstreamSchema, type Obj } from './support/shared.js';
 import type { HooksServer } from '../src/server.js';
 
 type Response = { status: Obj; children: Obj[]; resyncAfterSeconds?: number; finalized?: boolean };
-const ORC = ['ApplicationCredential', 'Service', 'Endpoint', 'User', 'Domain'];
+const ORC = ['ApplicationCredential', 'Service', 'Endpoint', 'Region', 'User', 'Domain'];
 const isOrc = (c: Obj) => ORC.includes(c.kind);
 
 async function finalize(app: HooksServer, parent: Obj, children: Obj[], related: Obj[] = []): Promise<Response> {
@@ -40,13 +40,13 @@ function checkAnswer(t: Checks, observed: Obj[], res: Response, step: string) {
   if (push) t.equal(push.spec.deletionPolicy, 'None', `${step}: the PushSecret keeps deletionPolicy None`);
 }
 
-t.test('ordered teardown: Endpoint and Service, then the AC, then the imports, then released', async (t) => {
+t.test('ordered teardown: Endpoint and Service, then the Region they named, then the AC, then the imports, then released', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());
   const world = await converge(app, managedCP());
   const parent = deleting(world);
   let observed = world.children;
-  const expected = [['Endpoint', 'Service'], ['ApplicationCredential'], ['Domain', 'User']];
+  const expected = [['Endpoint', 'Service'], ['Region'], ['ApplicationCredential'], ['Domain', 'User']];
   for (const group of expected) {
     const res = await finalize(app, parent, observed);
     checkAnswer(t, observed, res, `${group.join('+')} first call`);
@@ -110,7 +110,7 @@ t.test('a dead Keystone: nothing detached (K-ORC releases nothing without Keysto
   const res = await finalize(app, parent, deadKeystone);
   checkAnswer(t, deadKeystone, res, 'dead Keystone');
   t.equal(res.finalized, false);
-  t.notOk(res.children.some((c) => c.spec?.managedOptions?.onDelete === 'detach'), 'nothing detached');
+  t.notOk(res.children.some((c) => c.kind !== 'Region' && c.spec?.managedOptions?.onDelete === 'detach'), 'nothing detached');
   t.same(ORC.filter((k) => find(deadKeystone, k) && !find(res.children, k)).sort(), ['Endpoint', 'Service'], 'the first group is deleted as usual (K-ORC holds it until Keystone answers)');
   t.ok(find(res.children, 'ApplicationCredential'), 'the credential waits for its group');
   t.match(conditionOf(res.status, 'KORCReady'), {
@@ -118,7 +118,7 @@ t.test('a dead Keystone: nothing detached (K-ORC releases nothing without Keysto
     message: /Keystone controlplane-keystone-keystone is not Ready, and K-ORC releases none of its objects until it can reach Keystone .* 5 minutes after the deletion the ControlPlane is released anyway/,
   });
   const gone = await finalize(app, parent, world.children.filter((c) => c.kind !== 'Keystone'));
-  t.notOk(gone.children.some((c) => c.spec?.managedOptions?.onDelete === 'detach'), 'Keystone absent: nothing detached either');
+  t.notOk(gone.children.some((c) => c.kind !== 'Region' && c.spec?.managedOptions?.onDelete === 'detach'), 'Keystone absent: nothing detached either');
   t.match(conditionOf(gone.status, 'KORCReady'), { message: /Keystone controlplane-keystone-keystone is gone, and K-ORC releases none/ });
 });
 
@@ -138,11 +138,12 @@ t.test('a terminal K-ORC error on an object with an OpenStack id: nothing is det
   const parent = deleting(world);
   const endpoint = find(world.children, 'Endpoint')!;
   let observed = withChild(world.children, 'Endpoint', (c) => terminalWith(c, 'UnrecoverableError', 'the endpoint cannot be updated', endpoint.status.id));
-  const expected = [['Endpoint', 'Service'], ['ApplicationCredential'], ['Domain', 'User']];
+  const expected = [['Endpoint', 'Service'], ['Region'], ['ApplicationCredential'], ['Domain', 'User']];
   for (const group of expected) {
     const res = await finalize(app, parent, observed);
     checkAnswer(t, observed, res, `${group.join('+')}`);
-    t.same(res.children.filter((c) => c.spec?.managedOptions?.onDelete === 'detach').map((c) => c.kind), [], `${group.join('+')}: nothing detached`);
+    const detachedNow = (c: Obj) => c.spec?.managedOptions?.onDelete === 'detach' && find(observed, c.kind, c.metadata.name)?.spec?.managedOptions?.onDelete !== 'detach';
+    t.same(res.children.filter(detachedNow).map((c) => c.kind), [], `${group.join('+')}: nothing detached (the Region is detached as desired all along)`);
     t.same(ORC.filter((k) => find(observed, k) && !find(res.children, k)).sort(), [...group].sort(), `${group.join('+')}: only this group is left out (deleted normally)`);
     observed = apply(parent, observed, res).filter((o) => !group.includes(o.kind));
   }
@@ -157,13 +158,13 @@ t.test('an object K-ORC cannot delete (terminal, no OpenStack id): only it is de
   const observed = withChild(world.children, 'Endpoint', (c) => terminalWith(c, 'InvalidConfiguration', AMBIGUOUS));
   const first = await finalize(app, parent, observed);
   checkAnswer(t, observed, first, 'detach');
-  t.same(first.children.filter((c) => c.spec?.managedOptions?.onDelete === 'detach').map((c) => c.kind), ['Endpoint'], 'only the Endpoint is detached');
+  t.same(first.children.filter((c) => c.kind !== 'Region' && c.spec?.managedOptions?.onDelete === 'detach').map((c) => c.kind), ['Endpoint'], 'only the Endpoint is detached');
   t.ok(find(first.children, 'Endpoint'), 'kept until its detach is observed');
   t.notOk(find(first.children, 'Service'), 'the rest of its group is deleted as usual');
   t.equal(find(first.children, 'ApplicationCredential')!.spec.managedOptions, undefined, 'the credential is not detached: it is revoked in its group');
   t.match(conditionOf(first.status, 'KORCReady'), { reason: 'FinalizingORC', message: new RegExp(`detaching Endpoint/\\S+ first \\(K-ORC cannot delete it: it has no OpenStack id and reports InvalidConfiguration: ${AMBIGUOUS}\\)`) });
   t.test('the detached Endpoint validates against the upstream K-ORC CRD', conformance, async (t) => {
-    const admit = admission(upstreamSchema('openstack.k-orc.cloud/endpoints.yaml', 'v1alpha1'));
+    const admit = admission(upstreamSchema('../third_party/k-orc-482412c0/config/crd/bases/openstack.k-orc.cloud_endpoints.yaml', 'v1alpha1'));
     t.same(admit(find(first.children, 'Endpoint')!).errors, [], 'the detached Endpoint validates');
   });
   const next = apply(parent, observed, first);
@@ -189,7 +190,7 @@ t.test('Keystone down: nothing is detached, terminal error or not, with an id or
     for (const [state, observed] of [['not Ready', down(children)], ['gone', children.filter((c) => c.kind !== 'Keystone')]] as const) {
       const res = await finalize(app, parent, observed);
       checkAnswer(t, observed, res, `${what}, Keystone ${state}`);
-      t.same(res.children.filter((c) => c.spec?.managedOptions?.onDelete === 'detach').map((c) => c.kind), [], `${what}, Keystone ${state}: nothing detached`);
+      t.same(res.children.filter((c) => c.kind !== 'Region' && c.spec?.managedOptions?.onDelete === 'detach').map((c) => c.kind), [], `${what}, Keystone ${state}: nothing detached`);
       t.equal(res.finalized, false, `${what}, Keystone ${state}: held`);
       t.match(conditionOf(res.status, 'KORCReady'), { reason: 'FinalizingORC', message: new RegExp(`Keystone \\S+ is ${state === 'gone' ? 'gone' : 'not Ready'}, and K-ORC releases none`) });
     }
@@ -237,7 +238,7 @@ t.test('brownfield teardown, and a teardown where nothing K-ORC ever existed', a
     calls++;
   }
   t.equal(res.finalized, true);
-  t.equal(calls, 4, 'three groups, then released');
+  t.equal(calls, 5, 'four groups (the Region after the rows), then released');
 
   const early = await converge(app, managedCP(), undefined, (c, g) => (c.kind === 'Keystone' ? { conditions: [readyCondition(false)] } : healthy(c, g)));
   t.notOk(early.children.some(isOrc), 'the chain never reached K-ORC');

@@ -21,7 +21,8 @@ for (const [mode, input] of [['managed', managedCP], ['brownfield', brownfieldCP
 
     const fresh = await runPhase(sim, cp, PHASES.converge!, 20);
     t.same(fresh.problems, [], 'fresh ControlPlane converges');
-    t.ok(fresh.rounds! <= 12, `Ready within 12 rounds (took ${fresh.rounds})`);
+    // 13: the identity Endpoint is created a round after its Region has an id (catalog-region.ts).
+    t.ok(fresh.rounds! <= 13, `Ready within 13 rounds (took ${fresh.rounds})`);
     t.equal(sim.world.openstack.mints.length, 1, 'one credential minted');
     const firstId = adminCredentialId(ctxOf(sim, cp));
 

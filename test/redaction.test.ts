@@ -77,7 +77,7 @@ t.test('the finalize hook: its messages and the events it logs go through the sa
   t.equal(conditionOf(stalled.json.status, 'KORCReady').message, WITHHELD_MESSAGE, 'the stall message names the object whose name is a secret value: withheld whole');
   const line = logs.map((l) => JSON.parse(l)).find((l) => l.reason === 'ORCTeardownStalled');
   t.equal(line?.msg, WITHHELD_MESSAGE, 'and so is the event it logs');
-  t.ok(line?.objects.includes('Endpoint/controlplane-keystone-identity-endpoint'), 'the objects stay listed (names, not free text)');
+  t.ok(line?.objects.includes('Endpoint/controlplane-keystone-identity-region-ep-public'), 'the objects stay listed (names, not free text)');
 });
 
 t.test('the SecretAggregate hook: a source value that is a word of its message withholds that message', async (t) => {

@@ -51,7 +51,7 @@ for (const d of SERVICES) {
     t.match(find(children, 'User', own.user)?.spec.resource, { name: d.name });
     for (const role of d.roles) t.match(find(children, 'RoleAssignment', own.roleAssignment(role))?.spec.resource, { roleRef: `${cp}-role-${role}`, userRef: own.user }, `role ${role}`);
     t.match(find(children, 'Service', n.service)?.spec.resource, { name: d.name, type: d.serviceType });
-    t.equal(find(children, 'Endpoint', n.internalEndpoint)?.spec.resource.url, `http://${n.cr}.${ns}.svc:${d.port}${d.path}`);
+    t.equal(find(children, 'Endpoint', n.regionEndpointOf('a', 'internal'))?.spec.resource.url, `http://${n.cr}.${ns}.svc:${d.port}${d.path}`);
     const messaging = find(children, 'Secret', n.messaging);
     t.equal(messaging !== undefined, d.messaging, d.messaging ? 'the bus URL Secret' : 'no bus URL Secret');
     if (messaging) {

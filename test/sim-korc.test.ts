@@ -80,3 +80,80 @@ t.test('the service project: an import waits for it, a managed Project creates i
   t.notOk(w.cluster.get({ apiVersion: KORC, kind: 'Project', namespace: NS, name: 'managed' }), 'released');
   t.ok(w.openstack.projects.has('service'), 'detached: the project stays in Keystone');
 });
+
+// The Region kind and Endpoint.regionRef (K-ORC 482412c0: internal/controllers/region/actuator.go,
+// endpoint/actuator.go and endpoint/controller.go).
+const regionObj = (name: string, spec: Record<string, unknown>) => ({ apiVersion: KORC, kind: 'Region', metadata: { name, namespace: NS }, spec: { cloudCredentialsRef: CLOUD, ...spec } });
+const get = (w: World, kind: string, name: string) => w.cluster.get({ apiVersion: KORC, kind, namespace: NS, name });
+
+t.test('a managed Region adopts the bootstrap region by id; described on the first apply, adoption fails (409) and K-ORC gives up', async (t) => {
+  const w = world();
+  w.openstack.regions.set('RegionOne', '');
+  w.cluster.create(regionObj('adopting', { managementPolicy: 'managed', managedOptions: { onDelete: 'detach' }, resource: { name: 'RegionOne' } }), 'test');
+  korc(w);
+  t.match(get(w, 'Region', 'adopting')!.status, { id: 'RegionOne' }, 'adopted: the id is the region');
+  t.equal(condition(get(w, 'Region', 'adopting')!, 'Available')?.status, 'True');
+  const adopting = get(w, 'Region', 'adopting')!;
+  w.cluster.update({ ...adopting, spec: { ...adopting.spec, resource: { name: 'RegionOne', description: 'hall 2' } } }, 'test');
+  korc(w);
+  t.equal(w.openstack.regions.get('RegionOne'), 'hall 2', 'once adopted, the description is set on it');
+  w.cluster.create(regionObj('described', { managementPolicy: 'managed', resource: { name: 'RegionOne', description: 'another' } }), 'test');
+  korc(w);
+  t.match(condition(get(w, 'Region', 'described')!, 'Progressing'), { status: 'False', reason: 'InvalidConfiguration', message: /Conflict/ }, 'the description filter matches nothing, the create is refused: terminal');
+});
+
+t.test('an Endpoint naming a Region waits for it; the row is registered in it; the Region is held while an Endpoint names it', async (t) => {
+  const w = world();
+  w.cluster.create({ apiVersion: KORC, kind: 'Service', metadata: { name: 'svc', namespace: NS }, spec: { cloudCredentialsRef: CLOUD, managementPolicy: 'managed', resource: { name: 'glance', type: 'image' } } }, 'test');
+  w.cluster.create(regionObj('import', { managementPolicy: 'unmanaged', import: { filter: { name: 'RegionOne' } } }), 'test');
+  w.cluster.create({ apiVersion: KORC, kind: 'Endpoint', metadata: { name: 'ep', namespace: NS }, spec: { cloudCredentialsRef: CLOUD, managementPolicy: 'managed', resource: { interface: 'internal', url: 'http://glance', serviceRef: 'svc', regionRef: 'import' } } }, 'test');
+  korc(w);
+  korc(w);
+  t.match(condition(get(w, 'Region', 'import')!, 'Available'), { status: 'False', message: 'Waiting for OpenStack resource to be created externally' }, 'an import waits for the region');
+  t.match(condition(get(w, 'Endpoint', 'ep')!, 'Progressing'), { status: 'True', message: 'Waiting for Region/import to be ready' });
+  w.openstack.regions.set('RegionOne', '');
+  korc(w);
+  korc(w);
+  t.match(get(w, 'Region', 'import')!.status, { id: 'RegionOne' });
+  const id = get(w, 'Endpoint', 'ep')!.status?.id;
+  t.equal(w.openstack.catalog.get(id), 'Endpoint ep in region RegionOne', 'the row is in the region');
+  w.cluster.delete({ apiVersion: KORC, kind: 'Region', namespace: NS, name: 'import' }, 'test');
+  korc(w);
+  t.ok(get(w, 'Region', 'import'), 'held (Terminating) while the Endpoint names it');
+  w.cluster.delete({ apiVersion: KORC, kind: 'Endpoint', namespace: NS, name: 'ep' }, 'test');
+  korc(w);
+  korc(w);
+  t.notOk(get(w, 'Endpoint', 'ep'));
+  t.notOk(get(w, 'Region', 'import'), 'released once no Endpoint names it');
+  t.ok(w.openstack.regions.has('RegionOne'), 'an import never deletes the region');
+});
+
+t.test("an Endpoint's adoption lists every region while its Region has no id: it takes a region-less row of its URL (why the hooks create Endpoints after their Region)", async (t) => {
+  const w = world();
+  w.cluster.create({ apiVersion: KORC, kind: 'Service', metadata: { name: 'svc', namespace: NS }, spec: { cloudCredentialsRef: CLOUD, managementPolicy: 'managed', resource: { name: 'glance', type: 'image' } } }, 'test');
+  const endpoint = (name: string, regionRef?: string) => ({
+    apiVersion: KORC,
+    kind: 'Endpoint',
+    metadata: { name, namespace: NS },
+    spec: { cloudCredentialsRef: CLOUD, managementPolicy: 'managed', resource: { interface: 'public', url: 'http://glance', serviceRef: 'svc', ...(regionRef ? { regionRef } : {}) } },
+  });
+  w.cluster.create(endpoint('legacy'), 'test');
+  korc(w);
+  korc(w);
+  const legacyId = get(w, 'Endpoint', 'legacy')!.status?.id;
+  t.same(w.openstack.endpoints.get(legacyId), { service: get(w, 'Service', 'svc')!.status.id, iface: 'public', url: 'http://glance', region: '' }, 'a region-less row');
+  // Region and Endpoint applied together: the Region has no id when the Endpoint is first reconciled.
+  w.cluster.create(regionObj('import', { managementPolicy: 'unmanaged', import: { filter: { name: 'RegionOne' } } }), 'test');
+  w.cluster.create(endpoint('early', 'import'), 'test');
+  korc(w);
+  t.equal(get(w, 'Endpoint', 'early')!.status?.id, legacyId, 'adopted the region-less row: its regionRef is never applied to it');
+  // Created once the Region is Available: a row of its own, in the region.
+  w.openstack.regions.set('RegionOne', '');
+  korc(w);
+  korc(w);
+  w.cluster.create(endpoint('late', 'import'), 'test');
+  korc(w);
+  const lateId = get(w, 'Endpoint', 'late')!.status?.id;
+  t.not(lateId, legacyId);
+  t.equal(w.openstack.endpoints.get(lateId)?.region, 'RegionOne', 'a row of its own in the region');
+});

@@ -19,9 +19,9 @@ t.test('CatalogRegistered: the identity Service keystone and its public Endpoint
   t.same(find(world.response.children, 'Endpoint')!.spec, {
     cloudCredentialsRef: ref,
     managementPolicy: 'managed',
-    resource: { interface: 'public', url: 'http://controlplane-keystone-keystone.openstack.svc:5000/v3', serviceRef: N.service, enabled: true },
+    resource: { interface: 'public', url: 'http://controlplane-keystone-keystone.openstack.svc:5000/v3', serviceRef: N.service, regionRef: 'controlplane-keystone-region', enabled: true },
   });
-  t.match(conditionOf(world.response.status, 'CatalogReady'), { status: 'True', reason: 'CatalogRegistered', message: 'Identity Service controlplane-keystone-identity-service and Endpoint controlplane-keystone-identity-endpoint registered and Available' });
+  t.match(conditionOf(world.response.status, 'CatalogReady'), { status: 'True', reason: 'CatalogRegistered', message: 'Identity Service controlplane-keystone-identity-service and Endpoint controlplane-keystone-identity-region-ep-public registered in region RegionOne (Region controlplane-keystone-region) and Available' });
 });
 
 t.test('the Endpoint URL: publicEndpoint, else the gateway, else in-cluster Keystone', async (t) => {
@@ -53,7 +53,7 @@ t.test('after an edit: WaitingForCatalog until K-ORC is Available for the new ge
   t.equal(find(first.children, 'Endpoint')!.spec.resource.url, find(world.children, 'Endpoint')!.spec.resource.url, 'not reached: kept as last applied');
   const keystoneApplied = applyResponse(first.children, edited, healthy, world.children);
   const res = await sync(app, edited, keystoneApplied, world.related);
-  t.match(conditionOf(res.status, 'CatalogReady'), { status: 'False', reason: 'WaitingForCatalog', message: /Endpoint controlplane-keystone-identity-endpoint does not carry the desired spec yet/ });
+  t.match(conditionOf(res.status, 'CatalogReady'), { status: 'False', reason: 'WaitingForCatalog', message: /Endpoint controlplane-keystone-identity-region-ep-public does not carry the desired spec yet/ });
   t.equal(find(res.children, 'Endpoint')!.spec.resource.url, 'https://keystone.example.com/v3');
   // Applied: the Endpoint's generation moved, K-ORC has not caught up (its conditions are stale).
   const staleStatus: StatusOf = (c, g) => (c.kind === 'Endpoint' ? orcStatus(g - 1) : healthy(c, g));
@@ -76,14 +76,14 @@ t.test('CatalogFailed on a terminal K-ORC error; WaitingForCatalog while not Ava
   const world = await converge(app, managedCP());
   const failedEndpoint = withChild(world.children, 'Endpoint', (c) => ({ ...c, status: orcStatus(1, { available: false, reason: 'UnrecoverableError', message: 'resource has been deleted from OpenStack' }) }));
   const res = await sync(app, world.parent, failedEndpoint, world.related);
-  t.match(conditionOf(res.status, 'CatalogReady'), { status: 'False', reason: 'CatalogFailed', message: /Endpoint controlplane-keystone-identity-endpoint failed \(UnrecoverableError: resource has been deleted from OpenStack\)/ });
+  t.match(conditionOf(res.status, 'CatalogReady'), { status: 'False', reason: 'CatalogFailed', message: /Endpoint controlplane-keystone-identity-region-ep-public failed \(UnrecoverableError: resource has been deleted from OpenStack\)/ });
   t.equal(res.resyncAfterSeconds, 10);
   t.ok(find(res.children, 'Endpoint'), 'kept');
   const pending = withChild(world.children, 'Service', (c) => ({ ...c, status: orcStatus(1, { available: false, message: 'Waiting for OpenStack resource to be created' }) }));
   t.match(conditionOf((await sync(app, world.parent, pending, world.related)).status, 'CatalogReady'), { reason: 'WaitingForCatalog', message: /Service controlplane-keystone-identity-service is not yet Available/ });
   const missing = world.children.filter((c) => c.kind !== 'Endpoint');
   const recreated = await sync(app, world.parent, missing, world.related);
-  t.match(conditionOf(recreated.status, 'CatalogReady'), { reason: 'WaitingForCatalog', message: /Endpoint controlplane-keystone-identity-endpoint is being created/ });
+  t.match(conditionOf(recreated.status, 'CatalogReady'), { reason: 'WaitingForCatalog', message: /Endpoint controlplane-keystone-identity-region-ep-public is being created/ });
   t.ok(find(recreated.children, 'Endpoint'), 'an Endpoint deleted by someone is recreated');
 });
 

@@ -56,8 +56,8 @@ t.test('the whole cloud converges: six services Ready, OVN serving, the projecti
   const cinder = find(children, 'Cinder', `${CP}-cinder`)!.spec;
   t.match(cinder, { glanceEndpoint: `http://${CP}-glance.openstack.svc:9292`, api: { deployment: { replicas: 2 } }, scheduler: { deployment: { replicas: 1 } }, volume: { deployment: { replicas: 1 } } });
   t.same(find(children, 'CinderBackend', 'nfs-1')!.spec, { cinderRef: { name: `${CP}-cinder` }, type: 'NFS', nfs: { server: 'nfs.example.com', path: '/exports/cinder' } });
-  t.equal(find(children, 'Endpoint', `${CP}-cinder-endpoint-internal`)!.spec.resource.url, `http://${CP}-cinder.openstack.svc:8776/v3`);
-  t.equal(find(children, 'Endpoint', `${CP}-nova-endpoint-internal`)!.spec.resource.url, `http://${CP}-nova.openstack.svc:8774/v2.1`);
+  t.equal(find(children, 'Endpoint', `${CP}-cinder-region-ep-internal`)!.spec.resource.url, `http://${CP}-cinder.openstack.svc:8776/v3`);
+  t.equal(find(children, 'Endpoint', `${CP}-nova-region-ep-internal`)!.spec.resource.url, `http://${CP}-nova.openstack.svc:8774/v2.1`);
   t.equal(find(children, 'Service', `${CP}-cinder-service`)!.spec.resource.type, 'block-storage');
 
   const url = unb64(find(children, 'Secret', `${CP}-nova-messaging`)!.data.transport_url);

@@ -46,7 +46,7 @@ t.test('Placement, Glance and a managed bus converge to Ready', async (t) => {
   for (const id of [
     `ExternalSecret/${cp}-placement-db-credentials`, `Secret/${cp}-placement-service-user`, `PushSecret/${cp}-placement-service-user-backup`,
     `User/${cp}-user-placement`, `RoleAssignment/${cp}-placement-role-assignment`, `Service/${cp}-placement-service`,
-    `Endpoint/${cp}-placement-endpoint-public`, `Endpoint/${cp}-placement-endpoint-internal`, `Placement/${cp}-placement`,
+    `Endpoint/${cp}-placement-region-ep-public`, `Endpoint/${cp}-placement-region-ep-internal`, `Region/${cp}-placement-region`, `Region/${cp}-region`, `Placement/${cp}-placement`,
     `Project/${cp}-project-service`, `Role/${cp}-role-service`, `Glance/${cp}-glance`, `GlanceBackend/${cp}-glance-s3`,
   ]) t.ok(ids(children).includes(id), id);
 
@@ -66,10 +66,10 @@ t.test('Placement, Glance and a managed bus converge to Ready', async (t) => {
     { secretKey: 'username', remoteRef: { key: `openstack/placement/openstack/${cp}/db`, property: 'username' } },
     { secretKey: 'password', remoteRef: { key: `openstack/placement/openstack/${cp}/db`, property: 'password' } },
   ]);
-  t.equal(find(children, 'Endpoint', `${cp}-placement-endpoint-internal`)!.spec.resource.url, `http://${cp}-placement.openstack.svc:8778`);
-  t.equal(find(children, 'Endpoint', `${cp}-placement-endpoint-public`)!.spec.resource.url, `http://${cp}-placement.openstack.svc:8778`, 'no publicEndpoint, no gateway: the internal URL');
-  t.equal(find(children, 'Endpoint', `${cp}-glance-endpoint-public`)!.spec.resource.url, 'https://images.example.com', 'the gateway hostname');
-  t.equal(find(children, 'Endpoint', `${cp}-glance-endpoint-internal`)!.spec.resource.url, `http://${cp}-glance.openstack.svc:9292`);
+  t.equal(find(children, 'Endpoint', `${cp}-placement-region-ep-internal`)!.spec.resource.url, `http://${cp}-placement.openstack.svc:8778`);
+  t.equal(find(children, 'Endpoint', `${cp}-placement-region-ep-public`)!.spec.resource.url, `http://${cp}-placement.openstack.svc:8778`, 'no publicEndpoint, no gateway: the internal URL');
+  t.equal(find(children, 'Endpoint', `${cp}-glance-region-ep-public`)!.spec.resource.url, 'https://images.example.com', 'the gateway hostname');
+  t.equal(find(children, 'Endpoint', `${cp}-glance-region-ep-internal`)!.spec.resource.url, `http://${cp}-glance.openstack.svc:9292`);
   t.match(find(children, 'Service', `${cp}-glance-service`)!.spec.resource, { name: 'glance', type: 'image' });
   t.match(find(children, 'GlanceBackend', `${cp}-glance-s3`)!.spec, { glanceRef: { name: `${cp}-glance` }, type: 'S3', isDefault: true, s3: { bucket: 'glance-images', host: 'https://s3.example.com', region: 'eu-1', credentialsSecretRef: { name: 'glance-s3-credentials' } } });
   t.match(find(children, 'RoleAssignment', `${cp}-placement-role-assignment`)!.spec.resource, { roleRef: `${cp}-role-service`, userRef: `${cp}-user-placement`, projectRef: `${cp}-project-service` });
@@ -137,11 +137,15 @@ t.test('removing a declared service keeps its children until the allow annotatio
   const first = await sync(app, removed, world.children, world.related);
   const gone1 = ids(world.children).filter((id) => !ids(first.children).includes(id));
   t.same(gone1.sort(), [
-    'Endpoint/controlplane-services-placement-endpoint-internal', 'Endpoint/controlplane-services-placement-endpoint-public',
+    'Endpoint/controlplane-services-placement-region-ep-internal', 'Endpoint/controlplane-services-placement-region-ep-public',
     'RoleAssignment/controlplane-services-placement-role-assignment', 'Service/controlplane-services-placement-service', 'User/controlplane-services-user-placement',
   ], 'the K-ORC objects go first');
   t.match(conditionOf(first.status, 'PlacementReady'), { status: 'False', reason: 'ServiceDeleting' });
-  const remaining = world.children.filter((c) => ids(first.children).includes(`${c.kind}/${c.metadata.name}`));
+  t.ok(ids(first.children).includes('Region/controlplane-services-placement-region'), 'the Region import stays while an Endpoint naming it is observed');
+  const afterEndpoints = world.children.filter((c) => ids(first.children).includes(`${c.kind}/${c.metadata.name}`));
+  const regionPass = await sync(app, removed, afterEndpoints, world.related);
+  t.same(ids(afterEndpoints).filter((id) => !ids(regionPass.children).includes(id)), ['Region/controlplane-services-placement-region'], 'then the Region import, before the rest');
+  const remaining = afterEndpoints.filter((c) => ids(regionPass.children).includes(`${c.kind}/${c.metadata.name}`));
   const second = await sync(app, removed, remaining, world.related);
   const gone2 = ids(remaining).filter((id) => !ids(second.children).includes(id));
   t.same(gone2.sort(), ['ExternalSecret/controlplane-services-placement-db-credentials', 'Placement/controlplane-services-placement', 'PushSecret/controlplane-services-placement-service-user-backup', 'Secret/controlplane-services-placement-service-user']);
@@ -207,7 +211,7 @@ t.test('finalize: service accounts and catalog while Keystone lives, then the se
   const kindsOf = (list: string[]) => [...new Set(list.map((id) => id.split('/')[0]))].sort();
   t.same(order.map(kindsOf), [
     ['Endpoint', 'RoleAssignment', 'Service'],
-    ['Project', 'Role', 'User'],
+    ['Project', 'Region', 'Role', 'User'],
     ['ApplicationCredential'],
     ['Domain', 'User'],
     ['Placement'],
@@ -293,7 +297,7 @@ t.test('a Glance backend removed from the spec is released; the others are kept'
   t.same(ids(world.children).filter((id) => !ids(res.children).includes(id)), ['GlanceBackend/controlplane-services-glance-archive']);
 });
 
-t.test('finalize: the service accounts and the detached service project and role go before the admin credential', async (t) => {
+t.test('finalize: the service accounts, the detached service project and role and the Regions go before the admin credential', async (t) => {
   // They authenticate with the admin credential; with a dead Keystone nothing is detached (K-ORC
   // releases nothing without it).
   const { app } = await testServer();
@@ -302,7 +306,7 @@ t.test('finalize: the service accounts and the detached service project and role
   const parent = { ...world.parent, metadata: { ...world.parent.metadata, deletionTimestamp: '2026-11-21T12:00:00Z' } };
   const answer = async (children: Obj[]) => (await post(app, '/controlplane/finalize', syncRequest(parent, children, world.related, true))).json as Obj;
   const dead = await answer(world.children.filter((c) => c.kind !== 'Keystone'));
-  t.notOk((dead.children as Obj[]).some((c) => c.spec?.managedOptions?.onDelete === 'detach' && !['Project', 'Role'].includes(c.kind)), 'a dead Keystone: nothing detached');
+  t.notOk((dead.children as Obj[]).some((c) => c.spec?.managedOptions?.onDelete === 'detach' && !['Project', 'Role', 'Region'].includes(c.kind)), 'a dead Keystone: nothing detached');
   t.equal(dead.finalized, false);
   // Group 0 gone: the next answer leaves out the managed Users, Project and Role, and keeps the AC.
   const group0 = new Set(['Endpoint', 'Service', 'RoleAssignment']);
@@ -310,6 +314,9 @@ t.test('finalize: the service accounts and the detached service project and role
   const left = ids(world.children.filter((c) => !group0.has(c.kind))).filter((id) => !ids(next.children as Obj[]).includes(id));
   t.same(left.sort(), [
     'Project/controlplane-services-project-service',
+    'Region/controlplane-services-glance-region',
+    'Region/controlplane-services-placement-region',
+    'Region/controlplane-services-region',
     'Role/controlplane-services-role-service',
     'User/controlplane-services-user-glance',
     'User/controlplane-services-user-placement',

@@ -20,7 +20,7 @@ const korcObjects = (sim: Simulation, ns: string) => sim.cluster.list((o) => o.a
 const detachedEver = (sim: Simulation) => {
   const out = new Set<string>();
   for (const call of sim.controlPlanes.calls) {
-    for (const c of (call.answer.body.children ?? []) as Obj[]) if (c.spec?.managedOptions?.onDelete === 'detach') out.add(`${c.kind}/${c.metadata.name}`);
+    for (const c of (call.answer.body.children ?? []) as Obj[]) if (c.kind !== 'Region' && c.spec?.managedOptions?.onDelete === 'detach') out.add(`${c.kind}/${c.metadata.name}`);
   }
   return out;
 };
@@ -33,9 +33,9 @@ async function converged(t: Parameters<typeof simulation>[0]) {
 
 t.test('a live Keystone and only the Endpoint in a terminal error: every object deleted, the admin credential revoked, nothing detached', async (t) => {
   const { sim, cp, acId } = await converged(t);
-  sim.world.korcTerminal.set(`Endpoint/${cp.name}-identity-endpoint`, { reason: 'UnrecoverableError', message: 'the endpoint cannot be updated' });
+  sim.world.korcTerminal.set(`Endpoint/${cp.name}-identity-region-ep-public`, { reason: 'UnrecoverableError', message: 'the endpoint cannot be updated' });
   await sim.step();
-  const endpoint = sim.get({ apiVersion: KORC, kind: 'Endpoint', namespace: cp.namespace!, name: `${cp.name}-identity-endpoint` })!;
+  const endpoint = sim.get({ apiVersion: KORC, kind: 'Endpoint', namespace: cp.namespace!, name: `${cp.name}-identity-region-ep-public` })!;
   t.match(endpoint.status.conditions.find((c: Obj) => c.type === 'Progressing'), { status: 'False', reason: 'UnrecoverableError' }, 'K-ORC reports the terminal error');
   t.ok(endpoint.status.id, 'on an object with an OpenStack id');
   const catalogBefore = sim.world.openstack.catalog.size;
@@ -71,7 +71,7 @@ t.test('an object K-ORC cannot delete (no id, ambiguous adoption): only it is de
 
 t.test('Keystone down with a terminal error: nothing detached, held; once Keystone answers, everything revoked', async (t) => {
   const { sim, cp, acId } = await converged(t);
-  sim.world.korcTerminal.set(`Endpoint/${cp.name}-identity-endpoint`, { reason: 'UnrecoverableError', message: 'the endpoint cannot be updated' });
+  sim.world.korcTerminal.set(`Endpoint/${cp.name}-identity-region-ep-public`, { reason: 'UnrecoverableError', message: 'the endpoint cannot be updated' });
   sim.world.korcAmbiguousAdoption.add(`Service/${cp.name}-identity-service`);
   const service = sim.get({ apiVersion: KORC, kind: 'Service', namespace: cp.namespace!, name: `${cp.name}-identity-service` })!;
   sim.cluster.updateStatus({ apiVersion: KORC, kind: 'Service', namespace: cp.namespace!, name: service.metadata.name }, { conditions: service.status.conditions }, 'test');

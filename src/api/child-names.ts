@@ -19,9 +19,30 @@ export function childNames(cp: string) {
     domain: `${cp}-domain-default`,
     user: `${cp}-user-admin`,
     identityService: `${cp}-identity-service`,
+    /** The region-less identity Endpoint of releases before the Region kind: retired once its replacement is Available (catalog-region.ts). */
     identityEndpoint: `${cp}-identity-endpoint`,
+    /**
+     * The managed Region adopting the region Keystone's bootstrap made (spec.region), and the
+     * identity Endpoint registered in it; the `-b` pair is where the rows move when the region
+     * changes (catalog-region.ts: the two slots).
+     */
+    region: `${cp}-region`,
+    identityRegionEndpoint: `${cp}-identity-region-ep-public`,
+    regionB: `${cp}-region-b`,
+    identityRegionEndpointB: `${cp}-identity-region-b-ep-public`,
   };
 }
+
+/**
+ * The two slots of a set of catalog rows registered in a region (a Region object and the
+ * Endpoints naming it): `a` carries upstream's names, `b` the set a changed region moves to while
+ * `a` still serves (catalog-region.ts).
+ */
+export type CatalogSlot = 'a' | 'b';
+export const CATALOG_SLOTS: readonly CatalogSlot[] = ['a', 'b'];
+
+/** The interfaces of a service's catalog rows (the identity row has a public one only). */
+export const SERVICE_INTERFACES = ['public', 'internal'] as const;
 
 /** The key of a bus URL: in a brownfield bus Secret (its default) and in each service's messaging Secret. */
 export const TRANSPORT_URL_KEY = 'transport_url';
@@ -41,6 +62,7 @@ export const databaseBackupName = (cp: string) => `${cp}-database-backup`;
  * account and catalog.
  */
 export function serviceChildNames(cp: string, svc: string) {
+  const regionOf = (slot: CatalogSlot) => (slot === 'a' ? `${cp}-${svc}-region` : `${cp}-${svc}-region-b`);
   return {
     cr: `${cp}-${svc}`,
     /** The DB credential of its main database. */
@@ -52,8 +74,13 @@ export function serviceChildNames(cp: string, svc: string) {
     user: `${cp}-user-${svc}`,
     roleAssignment: `${cp}-${svc}-role-assignment`,
     service: `${cp}-${svc}-service`,
+    /** The region-less Endpoints of releases before the Region kind: retired once their replacements are Available (catalog-region.ts). */
     publicEndpoint: `${cp}-${svc}-endpoint-public`,
     internalEndpoint: `${cp}-${svc}-endpoint-internal`,
+    /** The import of spec.region the service's Endpoints name (upstream: one per registration), per slot. */
+    regionOf,
+    /** The service's Endpoint of `iface` registered in that region, per slot (upstream: `region-ep-<interface>`). */
+    regionEndpointOf: (slot: CatalogSlot, iface: string) => `${regionOf(slot)}-ep-${iface}`,
     /** A child of the service's own beside the CR (a GlanceBackend), e.g. `{cp}-glance-{name}`. */
     part: (name: string) => `${cp}-${svc}-${name}`,
     /** The bus URL the service reads (`transport_url`), built by the hooks from the shared bus. */

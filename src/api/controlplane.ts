@@ -351,8 +351,21 @@ export const ControlPlaneSpec = Type.Object(
     region: Type.Optional(
       Type.String({
         default: DEFAULTS.region,
-        description: 'OpenStack region name. Immutable.',
+        minLength: 1,
+        maxLength: 255,
+        // A Keystone region id as K-ORC's Region takes it (OpenStackName: no comma, at most 255).
+        pattern: '^[^,]+$',
+        description: 'OpenStack region name: the region Keystone is bootstrapped in and every catalog row is registered in. Immutable.',
         ...cel({ rule: 'self == oldSelf', message: 'region is immutable' }),
+      }),
+    ),
+    regionDescription: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          "Description of the region, set on Keystone's region by the managed Region {name}-region once it has adopted it " +
+          '(K-ORC asserts it on every resync: unset, the region is described by nothing, which clears a description set by hand).',
       }),
     ),
     services: Type.Object(

@@ -51,19 +51,24 @@ const wanted = new Map<string, string>([...renderCRDs(), ...controllers]);
 // The chart's controller templates are made from this checkout's metacontroller/ (the sources) and
 // the controller generated above, whatever --root writes to.
 for (const [path, content] of renderChartFiles(packageRoot(import.meta.url), controllers)) wanted.set(path, content);
-const payloads = await renderHookPayloads();
-for (const [path, content] of payloads) wanted.set(path, content);
 
 const changes: string[] = [];
-for (const [path, content] of wanted) {
-  const target = resolve(root, path);
-  const before = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
-  if (before === content) continue;
-  changes.push(`${before === undefined ? 'created' : 'updated'} ${path}`);
-  if (check) continue;
-  mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, content);
-}
+const write = (files: Iterable<[string, string]>) => {
+  for (const [path, content] of files) {
+    const target = resolve(root, path);
+    const before = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
+    if (before === content) continue;
+    changes.push(`${before === undefined ? 'created' : 'updated'} ${path}`);
+    if (check) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+};
+// The controllers first: the simulated lifecycles behind the payloads run under metacontroller/ as written.
+write(wanted);
+const payloads = await renderHookPayloads();
+for (const [path, content] of payloads) wanted.set(path, content);
+write(payloads);
 // Payload directories hold generated files only, and the requests captured from the real
 // Metacontroller by `npm run e2e` (metacontroller-*.json, kept by hand): stale generated ones go.
 for (const dir of new Set([...payloads.keys()].map((p) => dirname(p)))) {

@@ -107,6 +107,8 @@ const CHAIN_REASON = {
   ServiceError: 'ServiceError',
   EndpointError: 'EndpointError',
   CatalogFailed: 'CatalogFailed',
+  /** The Region the identity row is registered in failed in K-ORC (catalog-region.ts). */
+  RegionFailed: 'RegionFailed',
   WaitingForCatalog: 'WaitingForCatalog',
   CatalogRegistered: 'CatalogRegistered',
   // A refused child of a kind no stage names an error for (unapplied.ts; a bug if ever seen)
@@ -127,6 +129,8 @@ const CHAIN_REASON = {
   WaitingForMessagingCredentials: 'WaitingForMessagingCredentials',
   ServiceMessagingError: 'ServiceMessagingError',
   ServiceCatalogFailed: 'ServiceCatalogFailed',
+  /** The Region import a service's rows are registered in failed in K-ORC: its CR waits (catalog-region.ts). */
+  ServiceRegionFailed: 'ServiceRegionFailed',
   ServiceDeletionBlocked: 'ServiceDeletionBlocked',
   ServiceDeleting: 'ServiceDeleting',
   // ServicesReady aggregate

@@ -6,8 +6,8 @@
 import type { CompositeHookResponse, ControlPlaneHookRequest } from '../api/hooks.js';
 import { GVK, type KindInfo } from '../k8s/kinds.js';
 import { keepAsIs, identity, isReady, isTerminating, type ObjectIndex, type KubeObject } from '../k8s/observed.js';
-import { openstackId, terminalError } from '../k8s/orc.js';
-import { at, isObject } from '../k8s/read.js';
+import { detached, openstackId, terminalError } from '../k8s/orc.js';
+import { at } from '../k8s/read.js';
 import { assertKeepsObserved, keepObserved } from '../k8s/invariant.js';
 import { decideCondition, secondsSince } from '../k8s/conditions.js';
 import { CONDITION, REASON, REQUEUE, TIMEOUT_SECONDS } from './conditions.js';
@@ -22,15 +22,17 @@ import { SERVICES, SERVICE_KINDS } from '../api/services/index.js';
 
 /**
  * Deletion order: the catalog entries and the services' role assignments first (their deletion
- * authenticates with the admin application credential), then the services' managed users and the
- * shared service project and role (the same credential; the latter two detached), then the
- * credential (it authenticates with the password cloud), then the unmanaged imports (removing them
- * touches nothing in OpenStack). A managed User, Project or Role is in group 1, an unmanaged one
- * (an import) in group 3.
+ * authenticates with the admin application credential), then the services' managed users, the
+ * shared service project and role (the same credential; the latter two detached) and the Regions
+ * the rows were registered in (the ControlPlane's detached, the services' imports: each after the
+ * Endpoints naming it, which K-ORC holds it for, and before the credential they authenticate with
+ * is revoked; neither deletes the region), then the credential (it authenticates with the password
+ * cloud), then the unmanaged imports (removing them touches nothing in OpenStack). A managed
+ * User, Project or Role is in group 1, an unmanaged one (an import) in group 3.
  */
 export const TEARDOWN_GROUPS: readonly (readonly KindInfo[])[] = [
   [GVK.Endpoint, GVK.Service, GVK.RoleAssignment],
-  [GVK.User, GVK.Project, GVK.Role],
+  [GVK.User, GVK.Project, GVK.Role, GVK.Region],
   [GVK.ApplicationCredential],
   [GVK.User, GVK.Domain, GVK.Project, GVK.Role],
 ];
@@ -60,14 +62,6 @@ export interface FinalizeContext {
 }
 
 const label = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
-
-/** A managed K-ORC object told to leave the OpenStack resource alone when it is deleted. */
-function detached(live: KubeObject): KubeObject {
-  const base = keepAsIs(live);
-  const spec = isObject(base.spec) ? base.spec : {};
-  const managedOptions = isObject(spec.managedOptions) ? spec.managedOptions : {};
-  return { ...base, spec: { ...spec, managedOptions: { ...managedOptions, onDelete: 'detach' } } };
-}
 
 const isManaged = (o: KubeObject) => (at(o, 'spec', 'managementPolicy') ?? 'managed') === 'managed';
 const isDetached = (o: KubeObject) => at(o, 'spec', 'managedOptions', 'onDelete') === 'detach';

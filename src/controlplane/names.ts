@@ -59,9 +59,9 @@ export function keystoneInternalUrl(ns: string, cp: string): string {
   return `http://${childNames(cp).keystone}.${ns}.svc:5000/v3`;
 }
 
-import { TRANSPORT_URL_KEY, accountNames, childNames, databaseBackupName, rabbitmqName, sharedServiceAccountNames, serviceChildNames } from '../api/child-names.js';
+import { CATALOG_SLOTS, SERVICE_INTERFACES, TRANSPORT_URL_KEY, accountNames, childNames, databaseBackupName, rabbitmqName, sharedServiceAccountNames, serviceChildNames, type CatalogSlot } from '../api/child-names.js';
 
-export { TRANSPORT_URL_KEY, accountNames, childNames, databaseBackupName, rabbitmqName, sharedServiceAccountNames, serviceChildNames };
+export { CATALOG_SLOTS, SERVICE_INTERFACES, TRANSPORT_URL_KEY, accountNames, childNames, databaseBackupName, rabbitmqName, sharedServiceAccountNames, serviceChildNames, type CatalogSlot };
 
 /**
  * The OpenStack project and role every service user is given. `keystone-manage bootstrap` (what

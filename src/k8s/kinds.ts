@@ -22,6 +22,8 @@ export const GVK = {
   ApplicationCredential: kind('openstack.k-orc.cloud/v1alpha1', 'ApplicationCredential', 'applicationcredentials'),
   Service: kind('openstack.k-orc.cloud/v1alpha1', 'Service', 'services'),
   Endpoint: kind('openstack.k-orc.cloud/v1alpha1', 'Endpoint', 'endpoints'),
+  /** A Keystone region (K-ORC with Region, e.g. 482412c0): the catalog rows name one (Endpoint.spec.resource.regionRef). */
+  Region: kind('openstack.k-orc.cloud/v1alpha1', 'Region', 'regions'),
   User: kind('openstack.k-orc.cloud/v1alpha1', 'User', 'users'),
   Domain: kind('openstack.k-orc.cloud/v1alpha1', 'Domain', 'domains'),
   Project: kind('openstack.k-orc.cloud/v1alpha1', 'Project', 'projects'),
@@ -56,6 +58,7 @@ export const CONTROLPLANE_CHILD_KINDS: readonly KindInfo[] = [
   GVK.Domain,
   GVK.Service,
   GVK.Endpoint,
+  GVK.Region,
   GVK.RabbitmqCluster,
   GVK.Project,
   GVK.Role,

@@ -2,8 +2,8 @@
 // says the OpenStack resource exists; a Progressing condition with a terminal reason at the
 // object's current generation says K-ORC gave up until the spec changes.
 import { findCondition } from './conditions.js';
-import { isTerminating, type KubeObject } from './observed.js';
-import { at, stringAt } from './read.js';
+import { isTerminating, keepAsIs, type KubeObject } from './observed.js';
+import { at, isObject, stringAt } from './read.js';
 
 export const TERMINAL_REASONS: readonly string[] = ['InvalidConfiguration', 'UnrecoverableError'];
 
@@ -54,4 +54,16 @@ export function orcDetail(label: string, obj: KubeObject | undefined): string {
 export function progressingNote(obj: KubeObject | undefined): string {
   const progressing = findCondition(obj, 'Progressing');
   return typeof progressing?.message === 'string' && progressing.message ? `: ${progressing.message}` : '';
+}
+
+/**
+ * The live object as it is, told to leave its OpenStack resource alone when it is deleted
+ * (`managedOptions.onDelete: detach`): K-ORC reads onDelete before it deletes anything, and a
+ * Terminating object can no longer be patched, so the detach is applied before the deletion.
+ */
+export function detached(live: KubeObject): KubeObject {
+  const base = keepAsIs(live);
+  const spec = isObject(base.spec) ? base.spec : {};
+  const managedOptions = isObject(spec.managedOptions) ? spec.managedOptions : {};
+  return { ...base, spec: { ...spec, managedOptions: { ...managedOptions, onDelete: 'detach' } } };
 }

@@ -27,6 +27,17 @@ export interface KeystoneData {
   users: Map<string, string>;
   projects: Set<string>;
   roles: Set<string>;
+  regions: Map<string, string>;
+  /** Catalog rows by id: what K-ORC's Endpoint adoption lists (endpoint/actuator.go ListOSResourcesForAdoption). */
+  endpoints: Map<string, CatalogRow>;
+}
+
+/** One row of Keystone's endpoint table; region '' is none. */
+export interface CatalogRow {
+  service: string;
+  iface: string;
+  url: string;
+  region: string;
 }
 
 /** The part of the simulated world (operators.ts World) the stand-in mariadb-operator reads and writes. */
@@ -74,6 +85,8 @@ function snapshotOf(o: KeystoneData): KeystoneData {
     users: new Map(o.users),
     projects: new Set(o.projects),
     roles: new Set(o.roles),
+    regions: new Map(o.regions),
+    endpoints: new Map([...o.endpoints].map(([k, v]) => [k, { ...v }])),
   };
 }
 

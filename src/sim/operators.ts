@@ -8,7 +8,7 @@ import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
 import { ESO_READ_FAILURE, ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
 import { SERVICES, type Service, type ServiceName } from '../api/services/index.js';
-import { backupStatusOf, mariadbBackups, type BackupRecord } from './mariadb-backups.js';
+import { backupStatusOf, mariadbBackups, type BackupRecord, type CatalogRow } from './mariadb-backups.js';
 import { condition } from './conditions.js';
 import { terminalError } from '../k8s/orc.js';
 
@@ -34,6 +34,13 @@ export interface OpenStack {
    */
   projects: Set<string>;
   roles: Set<string>;
+  /**
+   * Regions by id, with their descriptions: the bootstrap's (keystone-manage bootstrap
+   * --bootstrap-region-id, with no description), then what K-ORC created.
+   */
+  regions: Map<string, string>;
+  /** Catalog rows by id: what K-ORC's Endpoint adoption lists (endpoint/actuator.go ListOSResourcesForAdoption). */
+  endpoints: Map<string, CatalogRow>;
   /** The last id handed out, per id prefix. */
   counters: Map<string, number>;
 }
@@ -89,7 +96,7 @@ export function newWorld(cluster: Cluster): World {
   return {
     cluster,
     openbao: new Map(),
-    openstack: { adminPassword: undefined, applicationCredentials: new Map(), mints: [], revoked: [], catalog: new Map(), users: new Map(), projects: new Set(['admin']), roles: new Set(['reader', 'member', 'manager', 'admin', 'service']), counters: new Map() },
+    openstack: { adminPassword: undefined, applicationCredentials: new Map(), mints: [], revoked: [], catalog: new Map(), users: new Map(), projects: new Set(['admin']), roles: new Set(['reader', 'member', 'manager', 'admin', 'service']), regions: new Map(), endpoints: new Map(), counters: new Map() },
     down: new Set(),
     notes: [],
     realKeystoneNamespaces: new Set(),
@@ -314,6 +321,10 @@ function keystones(w: World): void {
       if (w.openstack.adminPassword !== undefined) w.notes.push({ by: 'keystone-operator', text: 'bootstrap set the new admin password' });
       w.openstack.adminPassword = password;
     }
+    // keystone-manage bootstrap --bootstrap-region-id (the Keystone operator's reconcileBootstrap):
+    // the region, with an empty description, unless it exists.
+    const region = k.spec.bootstrap?.region;
+    if (typeof region === 'string' && !w.openstack.regions.has(region)) w.openstack.regions.set(region, '');
     setReady(w, k, 'keystone-operator', true, 'Ready', 'Keystone is ready');
   }
 }
@@ -377,7 +388,7 @@ function nextId(os: OpenStack, prefix: string): string {
   return `${prefix}-${n}`;
 }
 
-function createInOpenStack(w: World, o: Obj): { id?: string; wait?: string } {
+function createInOpenStack(w: World, o: Obj): { id?: string; wait?: string; terminal?: string } {
   const os = w.openstack;
   const ns = o.metadata.namespace;
   if (o.kind === 'ApplicationCredential') {
@@ -412,6 +423,37 @@ function createInOpenStack(w: World, o: Obj): { id?: string; wait?: string } {
   if (o.kind === 'Endpoint') {
     const service = w.cluster.get({ apiVersion: KORC_GROUP, kind: 'Service', namespace: ns, name: o.spec.resource.serviceRef });
     if (!service?.status?.id) return { wait: `waiting for Service ${o.spec.resource.serviceRef}` };
+    const r = o.spec.resource;
+    const regionRef: string | undefined = r.regionRef;
+    const region = regionRef === undefined ? undefined : w.cluster.get({ apiVersion: KORC_GROUP, kind: 'Region', namespace: ns, name: regionRef });
+    const available = (region?.status?.conditions ?? []).some((c: Obj) => c.type === 'Available' && c.status === 'True');
+    const regionId: string = available && region?.status?.id ? region.status.id : '';
+    // Adoption comes first: a row of the same interface, service and URL, listed in the Region's
+    // region, or in every region while the Region is missing or not Available (FetchDependency
+    // hands back an empty Region: RegionID "", endpoint/actuator.go ListOSResourcesForAdoption).
+    for (const [id, row] of os.endpoints) {
+      if (row.service === service.status.id && row.iface === r.interface && row.url === r.url && (regionId === '' || row.region === regionId)) return { id };
+    }
+    // A create names the Region once it is Available (CreateResource, regionDependency).
+    if (regionRef !== undefined && regionId === '') return { wait: `Waiting for Region/${regionRef} to be ready` };
+    const id = nextId(os, 'endpoint');
+    os.endpoints.set(id, { service: service.status.id, iface: r.interface, url: r.url, region: regionId });
+    os.catalog.set(id, regionId ? `Endpoint ${o.metadata.name} in region ${regionId}` : `Endpoint ${o.metadata.name}`);
+    return { id };
+  }
+  if (o.kind === 'Region') {
+    // Adopted when a region of that id exists and, if the spec describes it, with that description
+    // (region/actuator.go ListOSResourcesForAdoption); created otherwise, which Keystone refuses
+    // (409) when the id is taken: K-ORC reports that as terminal.
+    const name = o.spec.resource?.name ?? o.metadata.name;
+    const description = o.spec.resource?.description;
+    if (os.regions.has(name)) {
+      if (description === undefined || os.regions.get(name) === description) return { id: name };
+      return { terminal: `invalid configuration creating resource: Conflict: region ${name} exists` };
+    }
+    os.regions.set(name, description ?? '');
+    w.notes.push({ by: 'k-orc', text: `created region ${name}` });
+    return { id: name };
   }
   if (o.kind === 'Project' || o.kind === 'Role') {
     // Adopted when one of that name exists (ListOSResourcesForAdoption), created otherwise.
@@ -458,14 +500,25 @@ function deleteInOpenStack(w: World, o: Obj): void {
     if (o.kind === 'User' && o.spec.resource?.name) w.openstack.users.delete(o.spec.resource.name);
     if (o.kind === 'Project') w.openstack.projects.delete(o.spec.resource?.name ?? o.metadata.name);
     if (o.kind === 'Role') w.openstack.roles.delete(o.spec.resource?.name ?? o.metadata.name);
+    if (o.kind === 'Region') w.openstack.regions.delete(id);
+    if (o.kind === 'Endpoint') w.openstack.endpoints.delete(id);
     w.openstack.catalog.delete(id);
   }
 }
+
+/** K-ORC's hold on a Region an Endpoint names (endpoint/controller.go regionDependency: a deletion guard finalizer, managed or imported). */
+const REGION_GUARD = 'openstack.k-orc.cloud/endpoint';
 
 function korc(w: World): void {
   for (const o of w.cluster.list((x) => x.apiVersion === KORC_GROUP)) {
     const managed = o.spec.managementPolicy !== 'unmanaged';
     const authError = authenticate(w, o);
+    if (o.kind === 'Region') {
+      const named = w.cluster.list((e) => e.apiVersion === KORC_GROUP && e.kind === 'Endpoint' && e.metadata.namespace === o.metadata.namespace && e.spec?.resource?.regionRef === o.metadata.name).length > 0;
+      if (named) w.cluster.addFinalizer(refOf(o), REGION_GUARD, 'k-orc');
+      else if ((o.metadata.finalizers ?? []).includes(REGION_GUARD)) w.cluster.removeFinalizer(refOf(o), REGION_GUARD, 'k-orc');
+      if (named && o.metadata.deletionTimestamp) continue;
+    }
     if (o.metadata.deletionTimestamp) {
       // K-ORC authenticates before it deletes anything and reads the resource by its status id
       // before it looks at managementPolicy or onDelete (scope/provider.go NewProviderClient,
@@ -496,12 +549,13 @@ function korc(w: World): void {
     }
     if (!managed) {
       const imported = o.spec.import?.filter?.name ?? 'x';
-      const named = o.kind === 'Project' ? w.openstack.projects : o.kind === 'Role' ? w.openstack.roles : undefined;
+      const named = o.kind === 'Project' ? w.openstack.projects : o.kind === 'Role' ? w.openstack.roles : o.kind === 'Region' ? w.openstack.regions : undefined;
       if (named && !named.has(imported)) {
         orcStatus(w, current, false, 'Progressing', 'Waiting for OpenStack resource to be created externally');
         continue;
       }
-      const id = o.kind === 'Domain' ? 'default' : o.kind === 'Project' || o.kind === 'Role' ? `${imported}-${o.kind.toLowerCase()}-id` : `${imported}-user-id`;
+      // A region's id is its name (identity/v3/regions).
+      const id = o.kind === 'Domain' ? 'default' : o.kind === 'Region' ? imported : o.kind === 'Project' || o.kind === 'Role' ? `${imported}-${o.kind.toLowerCase()}-id` : `${imported}-user-id`;
       orcStatus(w, current, true, 'Success', ORC_SUCCESS.imported, id);
       continue;
     }
@@ -515,13 +569,19 @@ function korc(w: World): void {
       continue;
     }
     if (current.status?.id) {
+      // A managed Region's description is asserted on every pass (region/actuator.go updateResource: absent reads as empty).
+      if (current.kind === 'Region' && w.openstack.regions.get(current.status.id) !== (current.spec.resource?.description ?? '')) {
+        w.openstack.regions.set(current.status.id, current.spec.resource?.description ?? '');
+        w.notes.push({ by: 'k-orc', text: `described region ${current.status.id}` });
+      }
       const wait = reconcilePassword(w, current);
       if (wait) orcStatus(w, w.cluster.get(refOf(o))!, false, 'Progressing', wait);
       else orcStatus(w, w.cluster.get(refOf(o))!, true, 'Success', ORC_SUCCESS.managed);
       continue;
     }
     const made = createInOpenStack(w, current);
-    if (made.id) {
+    if (made.terminal) orcStatus(w, current, false, 'InvalidConfiguration', made.terminal);
+    else if (made.id) {
       orcStatus(w, current, true, 'Success', ORC_SUCCESS.managed, made.id);
       if (current.kind === 'User') reconcilePassword(w, w.cluster.get(refOf(o))!);
     } else orcStatus(w, current, false, 'Progressing', made.wait!);

@@ -73,7 +73,7 @@ t.test('every emitted child validates against its upstream CRD', conformance, as
       if (result.errors.length > 0) t.same(result.errors, [], `${name}: ${child.kind} ${child.metadata.name}`);
     }
   }
-  const kinds = ['MariaDB', 'Memcached', 'ExternalSecret', 'Keystone', 'Secret', 'PushSecret', 'ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint',
+  const kinds = ['MariaDB', 'Memcached', 'ExternalSecret', 'Keystone', 'Secret', 'PushSecret', 'ApplicationCredential', 'User', 'Domain', 'Service', 'Endpoint', 'Region',
     'RabbitmqCluster', 'Project', 'Role', 'RoleAssignment', 'Placement', 'Glance', 'GlanceBackend'];
   t.same(kinds.filter((k) => !seen.has(k)), [], `every child kind checked: ${[...seen].join(', ')}`);
 });

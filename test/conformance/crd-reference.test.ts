@@ -67,6 +67,9 @@ const ADDED_LIMITS: Record<string, Obj> = {
   // A Secret name; bounded so the root CEL rule comparing it with the child names stays cheap.
   'spec.korc.adminCredential.cloudCredentialsRef.secretName': { maxLength: 253 },
   'spec.rolloutDeadline': { maxLength: 32 },
+  // Every catalog row names a K-ORC Region of it (issue 57), whose name is an OpenStackName: no
+  // comma, at most 255 (upstream's later ControlPlane CRD bounds it the same: controlplane-crd.md @ cd5bfb7e).
+  'spec.region': { pattern: '^[^,]+$', minLength: 1, maxLength: 255 },
   // Seed 002's rollout phases; the reference CRD's enum predates the rollout (Idle was all it used).
   'status.updatePhase': { enum: [...UPDATE_PHASES] },
   // Seed 002's targetServiceUser: a service user's password is a target too (docs/architecture.md §2.14).
@@ -106,6 +109,9 @@ const ADDED_FIELDS = new Set([
   'CredentialRotation spec.targetServiceUser',
   // Scheduled backups of the managed database (issue 42; docs/architecture.md §2.15).
   'ControlPlane spec.infrastructure.database.backup',
+  // The description the managed Region {cp}-region sets on Keystone's region (issue 57; upstream's
+  // later ControlPlane CRD has it: C5C3/cobaltcore controlplane-reconciler.md § reconcileCatalog).
+  'ControlPlane spec.regionDescription',
 ]);
 
 function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: string) {

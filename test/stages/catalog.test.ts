@@ -17,12 +17,13 @@ t.test('gate: nothing created while AdminCredentialReady is not True', async (t)
   t.same(r.children, []);
 });
 
-t.test('converged: identity Service and public Endpoint registered', async (t) => {
+t.test('converged: identity Service and public Endpoint registered in the Region adopting spec.region', async (t) => {
   const r = run(catalogStage, converged);
   t.match(r.condition, { status: 'True', reason: 'CatalogRegistered' });
-  t.same(emitted(r), [`Endpoint/${n.endpoint}`, `Service/${n.service}`]);
+  t.same(emitted(r), [`Endpoint/${n.endpoint}`, `Region/${n.region}`, `Service/${n.service}`]);
   const endpoint = r.children.find((c) => c.kind === 'Endpoint')!;
-  t.match(endpoint.spec, { managementPolicy: 'managed', resource: { interface: 'public', serviceRef: n.service, enabled: true } });
+  t.match(endpoint.spec, { managementPolicy: 'managed', resource: { interface: 'public', serviceRef: n.service, regionRef: n.region, enabled: true } });
+  t.match(r.children.find((c) => c.kind === 'Region')!.spec, { managementPolicy: 'managed', managedOptions: { onDelete: 'detach' }, resource: { name: 'RegionOne' } });
   const service = r.children.find((c) => c.kind === 'Service')!;
   t.match(service.spec, { resource: { name: 'keystone', type: 'identity', enabled: true } });
 });
@@ -36,7 +37,7 @@ t.test('a terminal K-ORC error: CatalogFailed, children still emitted', async (t
   const w = change(converged, 'Service', (o) => ({ ...o, status: orcStatus(o.metadata.generation, { available: false, reason: 'InvalidConfiguration', message: 'bad' }) }));
   const r = run(catalogStage, w);
   t.match(r.condition, { status: 'False', reason: 'CatalogFailed' });
-  t.equal(r.children.length, 2);
+  t.equal(r.children.length, 3);
 });
 
 t.test('the catalog URL follows publicEndpoint', async (t) => {

@@ -4,6 +4,12 @@ import { admission } from './crd.js';
 import { upstreamSchema, type Obj } from './shared.js';
 import { COMPUTE_KINDS, objectSchema } from './compute-crds.js';
 
+/**
+ * The K-ORC the e2e suite runs (482412c0: c22784ca plus the Region kind and
+ * Endpoint.spec.resource.regionRef), from its own CRDs: no K-ORC release has them (under crds/).
+ */
+const KORC_WITH_REGION = '../third_party/k-orc-482412c0/config/crd/bases';
+
 const CRD_FILES: Record<string, string> = {
   'k8s.mariadb.com/v1alpha1 MariaDB': 'k8s.mariadb.com/mariadbs.yaml',
   'memcached.c5c3.io/v1beta1 Memcached': 'memcached.c5c3.io/memcacheds.yaml',
@@ -14,7 +20,8 @@ const CRD_FILES: Record<string, string> = {
   'openstack.k-orc.cloud/v1alpha1 User': 'openstack.k-orc.cloud/users.yaml',
   'openstack.k-orc.cloud/v1alpha1 Domain': 'openstack.k-orc.cloud/domains.yaml',
   'openstack.k-orc.cloud/v1alpha1 Service': 'openstack.k-orc.cloud/services.yaml',
-  'openstack.k-orc.cloud/v1alpha1 Endpoint': 'openstack.k-orc.cloud/endpoints.yaml',
+  'openstack.k-orc.cloud/v1alpha1 Endpoint': `${KORC_WITH_REGION}/openstack.k-orc.cloud_endpoints.yaml`,
+  'openstack.k-orc.cloud/v1alpha1 Region': `${KORC_WITH_REGION}/openstack.k-orc.cloud_regions.yaml`,
   'openstack.k-orc.cloud/v1alpha1 Project': 'openstack.k-orc.cloud/projects.yaml',
   'openstack.k-orc.cloud/v1alpha1 Role': 'openstack.k-orc.cloud/roles.yaml',
   'openstack.k-orc.cloud/v1alpha1 RoleAssignment': 'openstack.k-orc.cloud/roleassignments.yaml',

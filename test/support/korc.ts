@@ -16,7 +16,8 @@ export const names = (cp = 'controlplane-keystone') => ({
   user: `${cp}-user-admin`,
   domain: `${cp}-domain-default`,
   service: `${cp}-identity-service`,
-  endpoint: `${cp}-identity-endpoint`,
+  endpoint: `${cp}-identity-region-ep-public`,
+  region: `${cp}-region`,
 });
 
 /** The decoded data of a Secret child. */

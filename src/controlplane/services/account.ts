@@ -6,11 +6,12 @@
 import { GVK } from '../../k8s/kinds.js';
 import type { KubeObject } from '../../k8s/observed.js';
 import { child } from '../children.js';
-import { CLUSTER_SECRET_STORE, OPENSTACK_SERVICE_ACCOUNT, childNames, sharedServiceAccountNames } from '../names.js';
+import { CLUSTER_SECRET_STORE, OPENSTACK_SERVICE_ACCOUNT, SERVICE_INTERFACES, childNames, sharedServiceAccountNames } from '../names.js';
 import type { KorcSettings } from '../spec.js';
 import { internalUrl, publicUrl, type DeclaredService } from './projection.js';
 import { SERVICES } from '../../api/services/index.js';
 import { allAccounts, type AccountPlan, type ServiceView } from './view.js';
+import { regionedRows, type RegionedFamily, type RegionedRows } from '../catalog-region.js';
 
 type Credentials = Pick<KorcSettings, 'cloudName' | 'secretName'>;
 
@@ -88,17 +89,32 @@ export function accountIdentity(v: ServiceView, a: AccountPlan, korc: Credential
   ];
 }
 
-/** The catalog Service and its public and internal Endpoints. */
-export function catalog(v: ServiceView, declared: DeclaredService, korc: Credentials): KubeObject[] {
+/** A service's rows' names in each slot, and its region-less Endpoints of earlier releases (catalog-region.ts). */
+export function serviceFamily(n: ServiceView['names']): RegionedFamily {
+  return { regionName: n.regionOf, endpointName: n.regionEndpointOf, interfaces: SERVICE_INTERFACES, legacyEndpoints: [n.publicEndpoint, n.internalEndpoint] };
+}
+
+/**
+ * The catalog Service, and its public and internal Endpoints registered in spec.region through an
+ * unmanaged import of that region (upstream's one import per registration: K-ORC holds a Region
+ * while an Endpoint names it, so one service's teardown never waits for another's), replacing the
+ * rows registered elsewhere (catalog-region.ts).
+ */
+export function catalog(v: ServiceView, declared: DeclaredService, korc: Credentials, region: string): { service: KubeObject; rows: RegionedRows } {
   const { d, cp, names: n } = v;
-  const managed = { cloudCredentialsRef: credentialsRef(korc), managementPolicy: 'managed' };
-  const endpoint = (name: string, iface: 'public' | 'internal', url: string) =>
-    child(GVK.Endpoint, cp, name, { spec: { ...managed, resource: { interface: iface, url, serviceRef: n.service, enabled: true } } });
-  return [
-    child(GVK.Service, cp, n.service, { spec: { ...managed, resource: { name: d.name, type: d.serviceType, enabled: true } } }),
-    endpoint(n.publicEndpoint, 'public', publicUrl(d, cp, declared)),
-    endpoint(n.internalEndpoint, 'internal', internalUrl(d, cp)),
-  ];
+  const cloudCredentialsRef = credentialsRef(korc);
+  const managed = { cloudCredentialsRef, managementPolicy: 'managed' };
+  const urls: Record<(typeof SERVICE_INTERFACES)[number], string> = { public: publicUrl(d, cp, declared), internal: internalUrl(d, cp) };
+  const rows = regionedRows({
+    cp,
+    children: v.index,
+    region,
+    family: serviceFamily(n),
+    regionObject: (name) => child(GVK.Region, cp, name, { spec: { cloudCredentialsRef, managementPolicy: 'unmanaged', import: { filter: { name: region } } } }),
+    endpointObject: (name, row, regionRef) => child(GVK.Endpoint, cp, name, { spec: { ...managed, resource: { interface: row.iface, url: row.url, serviceRef: row.serviceRef, regionRef, enabled: true } } }),
+    rows: SERVICE_INTERFACES.map((iface) => ({ iface, url: urls[iface], serviceRef: n.service })),
+  });
+  return { service: child(GVK.Service, cp, n.service, { spec: { ...managed, resource: { name: d.name, type: d.serviceType, enabled: true } } }), rows };
 }
 
 /** The PushSecret backing an account's password Secret `source` up to OpenBao (deletionPolicy None: the copy stays). */

@@ -29,9 +29,12 @@ export function notDeclared(v: ServiceView, input: StageInput): StageResult {
       children: [],
     };
   }
-  // K-ORC objects first, then everything else once none is observed. The PushSecret keeps OpenBao's copy.
+  // K-ORC objects first (a Region once no Endpoint naming it is left), then everything else once
+  // none is observed. The PushSecret keeps OpenBao's copy.
   const live = left.filter((o) => !isTerminating(o));
-  const orc = left.filter(isOrcObject);
+  const allOrc = left.filter(isOrcObject);
+  const endpointsLeft = allOrc.some((o) => o.kind === GVK.Endpoint.kind);
+  const orc = endpointsLeft ? allOrc.filter((o) => o.kind !== GVK.Region.kind) : allOrc;
   const releases = (orc.length > 0 ? orc : left).filter((o) => !isTerminating(o)).map(identity);
   return {
     condition: {

@@ -29,6 +29,8 @@ import { PROJECTIONS } from './index.js';
 import { accountIdentity, catalog, neededAccounts, observedShared, passwordBackup, sharedAccount } from './account.js';
 import { messagingSecret, transportUrl } from './messaging.js';
 import { notDeclared } from './removal.js';
+import { heldDetail, replacedDetail } from '../catalog-region.js';
+import { DEFAULTS } from '../../api/controlplane.js';
 import { serviceView, type AccountPlan, type ServiceView } from './view.js';
 
 const label = (o: KubeObject) => `${o.kind} ${o.metadata.name}`;
@@ -105,9 +107,10 @@ export function projectedRelease(d: Service, input: Pick<StageInput, 'spec' | 'r
  * What every service's stage looks at beside its CR and parts: its accounts (User, RoleAssignment,
  * the shared Project and Role), its catalog entries, its ExternalSecrets, PushSecrets and Secrets.
  * It also reads the CR kinds of the other services (whether one is still present) and, as related
- * objects, the CredentialRotations that rotate its password and the bus's Secret.
+ * objects, the CredentialRotations that rotate its password and the bus's Secret; its catalog rows
+ * are registered in spec.region through a Region import (catalog-region.ts).
  */
-const SERVICE_ACCOUNT_KINDS = [GVK.ExternalSecret, GVK.PushSecret, GVK.Secret, GVK.User, GVK.RoleAssignment, GVK.Project, GVK.Role, GVK.Service, GVK.Endpoint];
+const SERVICE_ACCOUNT_KINDS = [GVK.ExternalSecret, GVK.PushSecret, GVK.Secret, GVK.User, GVK.RoleAssignment, GVK.Project, GVK.Role, GVK.Service, GVK.Endpoint, GVK.Region];
 
 export function serviceStage(d: Service): Stage {
   return {
@@ -173,13 +176,17 @@ export function serviceStage(d: Service): Stage {
       };
       const cr = child(d.kind, cp, n.cr, { spec: projection.crSpec(ctx) });
       const parts = projection.parts?.(ctx) ?? [];
-      const catalogObjects = catalog(v, declared, korc.value);
+      const region = input.spec.region ?? DEFAULTS.region;
+      const { service: catalogService, rows } = catalog(v, declared, korc.value, region);
+      const catalogObjects = rows.blocked === undefined ? [catalogService, rows.region, ...rows.endpoints] : [catalogService];
       const identityObjects = accounts.flatMap((x) => x.identity);
 
       const carriesSpec = (o: KubeObject) => {
         const live = observed(o);
         return live !== undefined && carries(live, o, ['spec']);
       };
+      // The CR is created once its rows can be registered: every client section of it names spec.region.
+      const regionReady = rows.blocked === undefined && isAvailableUpToDate(observed(rows.region)) && carriesSpec(rows.region);
       const failedAccount = [...identityObjects.map(observed), ...observedShared(v)].find((o) => terminalError(o));
       const accountReady = identityObjects.every((o) => isAvailableUpToDate(observed(o)) && carriesSpec(o));
       const pendingDb = databases.find((o) => !isReady(observed(o)));
@@ -189,7 +196,7 @@ export function serviceStage(d: Service): Stage {
 
       // Gates block creation, never existence: the CR once observed stays desired.
       const crObserved = observed(cr) !== undefined;
-      const createCr = crObserved || (accountReady && pendingDb === undefined && (transport === undefined || transport.ok) && referenceReady && awaited.length === 0);
+      const createCr = crObserved || (accountReady && regionReady && pendingDb === undefined && (transport === undefined || transport.ok) && referenceReady && awaited.length === 0);
       const children = [
         ...databases,
         ...accounts.flatMap((x) => [...x.plan.secrets, x.backup]),
@@ -197,7 +204,8 @@ export function serviceStage(d: Service): Stage {
         ...(bus ? [bus] : []),
         ...sharedAccount(v, korc.value),
         ...identityObjects,
-        ...catalogObjects,
+        catalogService,
+        ...rows.children,
         ...(createCr ? [cr, ...parts] : []),
       ];
       // A part removed from the spec (a Glance or Cinder backend) is released: left attached it
@@ -209,12 +217,16 @@ export function serviceStage(d: Service): Stage {
         condition: decision,
         outcome: done ? complete() : waiting(REQUEUE.service),
         children,
-        ...(released.length > 0 ? { releases: released.map(identity) } : {}),
+        ...(released.length + rows.releases.length > 0 ? { releases: [...released.map(identity), ...rows.releases] } : {}),
       });
       const rotation = (pick: (p: PasswordPlan) => string | undefined) => accounts.map((x) => pick(x.plan)).find((m) => m !== undefined);
 
       if (failedAccount) {
         return result({ status: 'False', reason: REASON.ServiceAccountFailed, message: orcDetail(label(failedAccount), failedAccount) });
+      }
+      const failedRegion = rows.blocked === undefined ? [observed(rows.region)].find((o) => terminalError(o)) : undefined;
+      if (failedRegion) {
+        return result({ status: 'False', reason: REASON.ServiceRegionFailed, message: `${orcDetail(label(failedRegion), failedRegion)}: the ${d.title} rows cannot be registered in ${region}, and its CR is created once they can` });
       }
       const failedCatalog = catalogObjects.map(observed).find((o) => terminalError(o));
       if (failedCatalog) return result({ status: 'False', reason: REASON.ServiceCatalogFailed, message: orcDetail(label(failedCatalog), failedCatalog) });
@@ -241,17 +253,22 @@ export function serviceStage(d: Service): Stage {
       }
       const push = accounts.map((x) => x.push()).find((p) => !p.done);
       if (push) return result({ status: 'False', reason: REASON.WaitingForServicePasswordBackup, message: push.detail });
+      if (rows.blocked !== undefined) return result({ status: 'False', reason: REASON.WaitingForServiceCatalog, message: `The ${d.title} catalog rows: ${rows.blocked}` });
       const pendingCatalog = catalogObjects.filter((o) => !isAvailableUpToDate(observed(o)) || !carriesSpec(o));
       if (pendingCatalog.length > 0) {
-        return result({ status: 'False', reason: REASON.WaitingForServiceCatalog, message: pendingCatalog.map((o) => orcDetail(label(o), observed(o))).join('; ') });
+        const why = pendingCatalog.map((o) => (observed(o) && !carriesSpec(o) ? `${label(o)} does not carry the desired spec yet` : (heldDetail(rows, o) ?? orcDetail(label(o), observed(o))))).join('; ');
+        const crWaits = createCr ? '' : ` (the ${d.title} CR is created once its Region is Available: every client section names ${region})`;
+        const replacing = rows.replaced.length > 0 ? `; ${replacedDetail(rows, region)}` : '';
+        return result({ status: 'False', reason: REASON.WaitingForServiceCatalog, message: `${why}${crWaits}${replacing}` });
       }
       const notReady = [cr, ...parts].filter((o) => !isReadyAsDesired(observed(o), o));
       if (notReady.length > 0) {
         return result({ status: 'False', reason: d.reasons.waiting, message: notReady.map((o) => readinessDetail(label(o), observed(o), o)).join('; ') });
       }
+      if (rows.replaced.length > 0) return result({ status: 'False', reason: REASON.WaitingForServiceCatalog, message: `The ${d.title} catalog: ${replacedDetail(rows, region)}` });
       const blocked = rotation((p) => p.blocked);
       if (blocked) return result({ status: 'False', reason: REASON.RotatingServicePassword, message: blocked });
-      return result({ status: 'True', reason: d.reasons.ready, message: `${d.kind.kind} ${n.cr} is Ready and registered in the catalog` }, true);
+      return result({ status: 'True', reason: d.reasons.ready, message: `${d.kind.kind} ${n.cr} is Ready and registered in the catalog in region ${region}` }, true);
     },
   };
 }

@@ -2,10 +2,10 @@
 // declared spec, its children's names, and its observed children by the role they play. The
 // stage, the guarded removal and the account builders take everything from here.
 import { GVK } from '../../k8s/kinds.js';
-import { identity, isTerminating, type KubeObject } from '../../k8s/observed.js';
+import { identity, isTerminating, type KubeObject, type ObjectIndex } from '../../k8s/observed.js';
 import type { KindInfo } from '../../api/kind-info.js';
 import { at } from '../../k8s/read.js';
-import { accountNames, serviceChildNames, serviceRemoteKeys } from '../names.js';
+import { CATALOG_SLOTS, SERVICE_INTERFACES, accountNames, serviceChildNames, serviceRemoteKeys } from '../names.js';
 import type { ControlPlaneRef } from '../ref.js';
 import type { StageInput } from '../stage.js';
 import type { DeclaredService } from './projection.js';
@@ -47,6 +47,8 @@ export interface ServiceView {
   servicePresent(svc: string): boolean;
   /** The observed child with the identity of `o` (a desired child), if any. */
   observed(o: KubeObject): KubeObject | undefined;
+  /** Every observed child of the ControlPlane. */
+  index: ObjectIndex;
   /** An observed child of `kind` and `name` in the ControlPlane's namespace, unless it is Terminating. */
   live(kind: KindInfo, name: string): KubeObject | undefined;
   /** Every observed child of the service (its named ones, its parts, its rotated password Secrets). */
@@ -61,8 +63,11 @@ export interface ServiceView {
 export function ownedIdentities(d: Service, cp: ControlPlaneRef): { kind: KindInfo; name: string }[] {
   const n = serviceChildNames(cp.name, d.name);
   return [
+    // The catalog rows before the Regions they name and the Service (a guarded removal releases in this order).
+    ...CATALOG_SLOTS.flatMap((slot) => SERVICE_INTERFACES.map((iface) => ({ kind: GVK.Endpoint, name: n.regionEndpointOf(slot, iface) }))),
     { kind: GVK.Endpoint, name: n.publicEndpoint },
     { kind: GVK.Endpoint, name: n.internalEndpoint },
+    ...CATALOG_SLOTS.map((slot) => ({ kind: GVK.Region, name: n.regionOf(slot) })),
     { kind: GVK.Service, name: n.service },
     ...allAccounts(d, cp).flatMap((a) => [
       ...a.roles.map((role) => ({ kind: GVK.RoleAssignment, name: a.names.roleAssignment(role) })),
@@ -115,6 +120,7 @@ export function serviceView(d: Service, input: StageInput): ServiceView {
       return declares(svc) || (other !== undefined && live(other.kind, serviceChildNames(cp.name, svc).cr) !== undefined);
     },
     observed: (o) => input.children.getById(identity(o)),
+    index: input.children,
     live,
     children: all,
     parts,
