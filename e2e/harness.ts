@@ -30,9 +30,11 @@ export interface Paths {
     korc: string;
     /** The venv holding keystone and gunicorn. */
     keystone: string;
-    /** helm (v3, from helm.sh/helm/v3) and promtool (from github.com/prometheus/prometheus), e2e/setup.sh. */
+    /** helm (v3, from helm.sh/helm/v3) and promtool (Debian prometheus 2.42, unpacked), e2e/setup.sh. */
     helm: string;
     promtool: string;
+    /** The previous release of the hooks, built from this clone's history (e2e/setup.sh): its tree, with dist/. */
+    previousHooks: string;
   };
 }
 
@@ -487,10 +489,10 @@ export class Harness {
     await this.waitFor(what, proc, check, timeoutMs);
   }
 
-  /** The hooks service: the landed build, on 127.0.0.1, capturing every call. */
-  async startService(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
+  /** The hooks service: the landed build (or the build in `root`: the previous release), on 127.0.0.1, capturing every call. */
+  async startService(extraEnv: NodeJS.ProcessEnv = {}, root = this.paths.repo): Promise<void> {
     this.servicePort ||= await freePort();
-    const svc = this.start('service', process.execPath, [join(this.paths.repo, 'dist', 'main.js')], {
+    const svc = this.start('service', process.execPath, [join(root, 'dist', 'main.js')], {
       PORT: String(this.servicePort),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'debug',
@@ -506,9 +508,9 @@ export class Harness {
    * Stops the hooks service and starts it again on the same port (the controllers' webhooks keep
    * their URL) with `extraEnv`: a scenario moves the hooks' clock with the replay setting CLOCK.
    */
-  async restartService(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
+  async restartService(extraEnv: NodeJS.ProcessEnv = {}, root = this.paths.repo): Promise<void> {
     if (this.running('service')) await this.stopComponent('service');
-    await this.startService(extraEnv);
+    await this.startService(extraEnv, root);
   }
 
   /**

@@ -415,6 +415,10 @@ export class KeystoneApi {
     return res.status === 201;
   }
 
+  async regions(): Promise<Obj[]> {
+    return (await this.get('/regions')).regions as Obj[];
+  }
+
   async endpoints(): Promise<Obj[]> {
     return (await this.get('/endpoints')).endpoints as Obj[];
   }

@@ -40,7 +40,7 @@ if (!existsSync(join(shared, 'crds')) || !existsSync(join(shared, 'third_party')
 const cache = process.env.E2E_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'c5c3-hooks', 'e2e');
 const esoVersion = process.env.E2E_ESO_VERSION || '0.16.2';
 const openbaoVersion = process.env.E2E_OPENBAO_VERSION || '2.7.2';
-const korcCommit = process.env.E2E_KORC_COMMIT || 'c22784ca';
+const korcCommit = process.env.E2E_KORC_COMMIT || '482412c0';
 const setup = spawnSync('bash', [join(repo, 'e2e', 'setup.sh')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...versionEnv(), C5C3_SHARED_DIR: shared, E2E_CACHE: cache }, encoding: 'utf8' });
 if (setup.status !== 0) {
   console.log(`e2e: setup failed (exit ${setup.status}); see the message above`);
@@ -72,7 +72,8 @@ const h = new Harness({
     korc: join(cache, 'bin', `k-orc-${korcCommit}`),
     keystone: venvDir(repo, cache, 'keystone'),
     helm: join(cache, 'bin', `helm-v${process.env.E2E_HELM_VERSION || '3.22.0'}`, 'helm'),
-    promtool: join(cache, 'bin', `promtool-v${process.env.E2E_PROMTOOL_VERSION || '0.316.0'}`, 'promtool'),
+    promtool: join(cache, 'bin', 'promtool-debian', 'promtool'),
+    previousHooks: join(cache, 'hooks', process.env.E2E_PREVIOUS_RELEASE || 'eb51604cb71d923167886c5b54b0a50d70995c5a'),
   },
 });
 console.log(`e2e: logs in ${join(run, 'logs')}`);

@@ -8,6 +8,7 @@ import { upgradeScenarios } from './upgrade.js';
 import { realOpenStackScenarios } from './real-keystone.js';
 import { realServicesScenarios } from './real-services.js';
 import { realCloudScenarios } from './real-cloud.js';
+import { realRegionScenarios } from './real-region.js';
 import { realScheduledScenarios } from './real-scheduled.js';
 import { fleetScenarios } from './fleet.js';
 import { chartScenarios } from './chart.js';
@@ -18,6 +19,8 @@ export { AssertionError, REAL_OPENSTACK_NAMESPACES, Skip, type Ctx, type Scenari
 
 export function scenarios(shared: string): Scenario[] {
   return [
+    // First: the previous release of the hooks serves while it runs, and no other ControlPlane may meet it.
+    ...realRegionScenarios(), // 41: the catalog moves into its region
     ...managedScenarios(shared), // 1-12, 15: the stand-in world
     ...upgradeScenarios(), // 13, 14
     ...realOpenStackScenarios(shared), // 16-20, 22: the real Keystone and K-ORC

@@ -5,7 +5,6 @@
 // materialised from OpenBao), the endpoints taken from the token's catalog, every request through
 // the in-cluster URLs (the suite's forward proxy, which records what each API answered).
 import { createHash, randomBytes } from 'node:crypto';
-import { parse, stringify } from 'yaml';
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Obj } from '../../src/sim/cluster.js';
@@ -20,7 +19,7 @@ import { check, cpRef, unb64, waitUntil, AssertionError } from './support.js';
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 /** The clouds.yaml the ControlPlane publishes (spec.korc.adminCredential.cloudCredentialsRef, materialised by ESO). */
-async function publishedCloud(ctx: Ctx, ns: string, cp: string): Promise<string> {
+export async function publishedCloud(ctx: Ctx, ns: string, cp: string): Promise<string> {
   const spec = (await ctx.kube.get(cpRef(ns, cp)))?.spec;
   const name = spec?.korc?.adminCredential?.cloudCredentialsRef?.secretName;
   const doc = (await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name }))?.data?.['clouds.yaml'];
@@ -52,40 +51,28 @@ const hostOf = (url: string) => {
 };
 const answersLine = (as: ProxiedAnswer[]) => [...new Set(as.map((a) => `${a.method} ${a.path.replace(/[0-9a-f-]{36}/g, '{id}')} ${a.status}`))].join(', ');
 
-/** The internal endpoint of a service type in the token's catalog (`openstack catalog list`): in `region`, or in none. */
-function catalogEndpoint(catalog: Obj[], type: string, region: string): { url: string; regionless: boolean } {
-  const endpoints = ((catalog.find((c) => c.Type === type)?.Endpoints ?? []) as Obj[]).filter((e) => e.interface === 'internal');
-  const inRegion = endpoints.find((e) => (e.region_id ?? e.region) === region);
-  const regionless = endpoints.find((e) => !(e.region_id ?? e.region));
-  const endpoint = inRegion ?? regionless;
-  if (!endpoint?.url) throw new AssertionError(`the token's catalog has no internal ${type} endpoint in ${region} or without a region: ${JSON.stringify(catalog)}`);
-  return { url: endpoint.url as string, regionless: !inRegion };
-}
-
 /**
- * The clouds.yaml a user's client finds the rows with. K-ORC c22784ca's Endpoint has no region
- * (api/v1alpha1/endpoint_types.go; later K-ORC adds regionRef), so the rows K-ORC registers carry
- * none, and a client whose clouds.yaml names region_name (ours does) skips them (keystoneauth1
- * access/service_catalog.py: an endpoint of another region is not a match). Until the rows carry
- * the region, the user drops region_name — after checking that `refused` (a command needing one of
- * the rows) is refused with the published one, so the workaround goes once it is not needed.
+ * The internal endpoint of a service type in the token's catalog (`openstack catalog list`), which
+ * must be in `region` (keystoneauth skips a row of another region, or of none, when the client names
+ * region_name, as the published clouds.yaml does); and every row of every type the catalog lists is
+ * in `region`, none without one.
  */
-async function cloudFindingRows(ctx: Ctx, published: string, region: string, regionless: boolean, types: string[], refused: string[]): Promise<string> {
-  if (!regionless) return published;
-  const refusal = await ctx.openstack.run(published, refused).then(() => undefined, (err: Error) => err.message);
-  check(refusal !== undefined && /not found/i.test(refusal), `the catalog rows carry no region, yet the published clouds.yaml runs openstack ${refused.join(' ')} (${refusal ?? 'it succeeded'}): drop the workaround`);
-  const doc = parse(published) as Obj;
-  for (const c of Object.values((doc.clouds ?? {}) as Obj)) delete (c as Obj).region_name;
-  console.log(`    !!!!! KNOWN ISSUE: the ${types.join(' and ')} catalog rows carry no region (K-ORC c22784ca Endpoints have none), so the published clouds.yaml (region_name ${region}) finds no endpoint for them ("${refusal!.slice(0, 160)}"); the user below drops region_name`);
-  return stringify(doc);
+function catalogEndpoint(catalog: Obj[], type: string, region: string): string {
+  const strays = catalog.flatMap((c) => ((c.Endpoints ?? []) as Obj[]).filter((e) => (e.region_id ?? e.region) !== region).map((e) => `${c.Type} ${e.interface} ${e.url} (region ${e.region_id ?? e.region ?? 'none'})`));
+  check(strays.length === 0, `rows of the token's catalog outside region ${region}: ${strays.join('; ')}`);
+  const endpoint = ((catalog.find((c) => c.Type === type)?.Endpoints ?? []) as Obj[]).find((e) => e.interface === 'internal');
+  if (!endpoint?.url) throw new AssertionError(`the token's catalog has no internal ${type} endpoint in ${region}: ${JSON.stringify(catalog)}`);
+  return endpoint.url as string;
 }
 
 /** The rows the hooks registered: each internal Endpoint CR's URL, the in-cluster Service URL, is the token's. */
 async function rowsAreTheHooks(ctx: Ctx, ns: string, cp: string, rows: [typeof placement | typeof glance | typeof cinder, string][]): Promise<void> {
   for (const [d, url] of rows) {
     const n = serviceChildNames(cp, d.name);
-    const ep = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: n.internalEndpoint });
-    check(ep?.spec?.resource?.url === url && url === `http://${n.cr}.${ns}.svc:${d.port}${d.path}`, `the token's internal ${d.name} URL ${url}; Endpoint ${n.internalEndpoint} registers ${ep?.spec?.resource?.url}`);
+    const name = n.regionEndpointOf('a', 'internal');
+    const ep = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name });
+    check(ep?.spec?.resource?.url === url && url === `http://${n.cr}.${ns}.svc:${d.port}${d.path}`, `the token's internal ${d.name} URL ${url}; Endpoint ${name} registers ${ep?.spec?.resource?.url}`);
+    check(ep?.spec?.resource?.regionRef === n.regionOf('a'), `Endpoint ${name} names Region ${ep?.spec?.resource?.regionRef}, not ${n.regionOf('a')}`);
   }
 }
 
@@ -104,11 +91,10 @@ export interface UserApis {
 export async function usersReachTheApis(ctx: Ctx, ns: string, cp: string, region: string): Promise<UserApis> {
   const t0 = Date.now();
   const { published, catalog } = await publishedCatalog(ctx, ns, cp);
-  const placementRow = catalogEndpoint(catalog, placement.serviceType, region);
-  const imageRow = catalogEndpoint(catalog, glance.serviceType, region);
-  const placementUrl = placementRow.url;
-  const imageUrl = imageRow.url;
-  const cloud = await cloudFindingRows(ctx, published, region, placementRow.regionless || imageRow.regionless, ['placement', 'image'], ['resource', 'provider', 'list']);
+  const placementUrl = catalogEndpoint(catalog, placement.serviceType, region);
+  const imageUrl = catalogEndpoint(catalog, glance.serviceType, region);
+  // The published clouds.yaml as written (region_name included) finds every row.
+  const cloud = published;
   await rowsAreTheHooks(ctx, ns, cp, [[placement, placementUrl], [glance, imageUrl]]);
 
   const mark = Date.now();
@@ -145,7 +131,7 @@ export async function usersReachTheApis(ctx: Ctx, ns: string, cp: string, region
       check(status === 401, `GET ${url} with ${what}: HTTP ${status}, expected 401`);
     }
   }
-  console.log(`    as a user (openstack with the published clouds.yaml${cloud === published ? '' : ' less region_name'}): catalog placement ${placementUrl}, image ${imageUrl} (${Math.round((Date.now() - t0) / 1000)} s)`);
+  console.log(`    as a user (openstack with the published clouds.yaml as written, region_name ${region}): every catalog row in ${region}; placement ${placementUrl}, image ${imageUrl} (${Math.round((Date.now() - t0) / 1000)} s)`);
   console.log(`    placement: ${answersLine(byPlacement)}; resource provider ${rp.uuid} listed`);
   console.log(`    glance: ${answersLine(byGlance)}; image ${image.id} active, ${bytes.length} bytes saved back identical`);
   console.log('    GET /resource_providers and /v2/images without a token or with a bogus one: 401 from both');
@@ -180,19 +166,19 @@ export interface UserCinder {
 export async function usersReachCinder(ctx: Ctx, ns: string, cp: string, region: string): Promise<UserCinder> {
   const t0 = Date.now();
   const { published, catalog } = await publishedCatalog(ctx, ns, cp);
-  const row = catalogEndpoint(catalog, cinder.serviceType, region);
-  const cloud = await cloudFindingRows(ctx, published, region, row.regionless, [cinder.serviceType], ['volume', 'list']);
-  await rowsAreTheHooks(ctx, ns, cp, [[cinder, row.url]]);
-  const listed = await volumesListed(ctx, cloud, row.url);
+  const volumeUrl = catalogEndpoint(catalog, cinder.serviceType, region);
+  const cloud = published;
+  await rowsAreTheHooks(ctx, ns, cp, [[cinder, volumeUrl]]);
+  const listed = await volumesListed(ctx, cloud, volumeUrl);
   const url = listed.url;
   for (const [what, headers] of [['no token', {}], ['a bogus token', { 'x-auth-token': `bogus-${randomBytes(8).toString('hex')}` }]] as const) {
     const { status } = await ctx.proxy.get(url, headers);
     check(status === 401, `GET ${url} with ${what}: HTTP ${status}, expected 401`);
   }
-  console.log(`    as a user (openstack with the published clouds.yaml${cloud === published ? '' : ' less region_name'}): catalog block-storage ${row.url} (${Math.round((Date.now() - t0) / 1000)} s)`);
+  console.log(`    as a user (openstack with the published clouds.yaml as written, region_name ${region}): every catalog row in ${region}; block-storage ${volumeUrl} (${Math.round((Date.now() - t0) / 1000)} s)`);
   console.log(`    cinder: ${listed.answers}`);
-  console.log(`    GET ${row.url}/{project_id}/volumes without a token or with a bogus one: 401`);
-  return { cloud, volumeUrl: row.url };
+  console.log(`    GET ${volumeUrl}/{project_id}/volumes without a token or with a bogus one: 401`);
+  return { cloud, volumeUrl };
 }
 
 /** `GET {volumeUrl}/{project_id}/volumes` with the user's token, and `openstack volume list`: both 200 from Cinder; what it answered. */

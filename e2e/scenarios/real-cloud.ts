@@ -108,9 +108,11 @@ export function realCloudScenarios(): Scenario[] {
           const svcObj = await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: n.service });
           const row = catalog.find((c) => c.id === svcObj?.status?.id);
           check(row?.type === d.serviceType && row?.name === d.name, `Keystone's catalog service for ${d.name}: ${JSON.stringify(row)}`);
-          const got = endpoints.filter((e) => e.service_id === row!.id).map((e) => `${e.interface} ${e.url}`).sort();
+          const rows = endpoints.filter((e) => e.service_id === row!.id);
+          const got = rows.map((e) => `${e.interface} ${e.url}`).sort();
           check(got.length === 2 && got.some((e) => e === `internal http://${n.cr}.${ns}.svc:${d.port}${d.path}`), `${d.serviceType} endpoints in Keystone: ${got.join(', ')}`);
-          lines.push(`${d.serviceType} ${got.join(' + ')}`);
+          check(rows.every((e) => e.region_id === spec.region), `${d.serviceType} endpoints in Keystone outside region ${spec.region}: ${rows.map((e) => `${e.interface} ${e.region_id ?? 'none'}`).join(', ')}`);
+          lines.push(`${d.serviceType} ${got.join(' + ')} in ${spec.region}`);
         }
         console.log(`    Keystone: ${lines.join('; ')}`);
         const nova = await crOf(ctx, SERVICES.find((d) => d.name === 'nova')!);

@@ -106,13 +106,15 @@ export function realOpenStackScenarios(shared: string): Scenario[] {
         const cred = await korcCredential(ctx, ns);
         check(cred?.id === ac.id && (await keystone.acceptsApplicationCredential(cred!.id, cred!.secret)), 'Keystone does not accept the credential in k-orc-clouds-yaml');
         const service = await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: childNames(REAL_NAME).identityService });
-        const endpoint = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: childNames(REAL_NAME).identityEndpoint });
+        const endpoint = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: childNames(REAL_NAME).identityRegionEndpoint });
         const services = await keystone.services();
         const endpoints = await keystone.endpoints();
         check(services.some((s) => s.id === service?.status?.id && s.type === 'identity'), `Keystone has no identity service ${service?.status?.id}`);
         const ep = endpoints.find((e) => e.id === endpoint?.status?.id);
         check(ep?.url === endpoint?.spec?.resource?.url && ep?.interface === 'public', `Keystone's endpoint ${endpoint?.status?.id}: ${JSON.stringify(ep)}`);
-        console.log(`    Keystone: 1 application credential ${ac.id} (restricted), ${services.filter((s) => s.type === 'identity').length} identity service(s), endpoint ${ep?.url}`);
+        const region = cp.spec.region ?? 'RegionOne';
+        check(ep?.region_id === region, `Keystone's identity endpoint ${ep?.id} is in region ${ep?.region_id ?? 'none'}, not ${region} (a client naming region_name would not find it)`);
+        console.log(`    Keystone: 1 application credential ${ac.id} (restricted), ${services.filter((s) => s.type === 'identity').length} identity service(s), endpoint ${ep?.url} in region ${ep?.region_id}`);
       },
     },
     {
@@ -159,7 +161,7 @@ export function realOpenStackScenarios(shared: string): Scenario[] {
         const ids = {
           ac: (await ctx.kube.get(ref()))!.status.adminApplicationCredential.id as string,
           service: (await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: names.identityService }))?.status?.id as string,
-          endpoint: (await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: names.identityEndpoint }))?.status?.id as string,
+          endpoint: (await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: names.identityRegionEndpoint }))?.status?.id as string,
         };
         await ctx.kube.delete(ref());
         // Poll Keystone while the Keystone CR lives: the last answer before it goes must lack all three.
@@ -236,7 +238,7 @@ export function realOpenStackScenarios(shared: string): Scenario[] {
         const ids = {
           ac: cp.status.adminApplicationCredential.id as string,
           service: (await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: names.identityService }))?.status?.id as string,
-          endpoint: (await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: names.identityEndpoint }))?.status?.id as string,
+          endpoint: (await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: names.identityRegionEndpoint }))?.status?.id as string,
         };
         check((await keystone.applicationCredentials()).some((a) => a.id === ids.ac && (a.access_rules ?? []).length === IDENTITY_RULES.length), `Keystone has no credential ${ids.ac} with ${IDENTITY_RULES.length} access rules`);
         await ctx.kube.delete(ref());

@@ -75,13 +75,15 @@ export function realServicesScenarios(): Scenario[] {
           const row = catalog.find((c) => c.id === svcObj?.status?.id);
           check(row?.type === s.type && row?.name === s.name, `Keystone's catalog service ${svcObj?.status?.id}: ${JSON.stringify(row)}`);
           const want: string[] = [];
-          for (const e of [n.publicEndpoint, n.internalEndpoint]) {
+          for (const e of [n.regionEndpointOf('a', 'public'), n.regionEndpointOf('a', 'internal')]) {
             const obj = await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: e });
             want.push(`${obj?.spec?.resource?.interface} ${obj?.spec?.resource?.url}`);
           }
-          const got = endpoints.filter((e) => e.service_id === row!.id).map((e) => `${e.interface} ${e.url}`).sort();
+          const rows = endpoints.filter((e) => e.service_id === row!.id);
+          const got = rows.map((e) => `${e.interface} ${e.url}`).sort();
           check(JSON.stringify(got) === JSON.stringify(want.sort()), `${s.type} endpoints in Keystone: ${got.join(', ')}; expected ${want.join(', ')}`);
-          lines.push(`user ${s.name} (service@service, password accepted), ${s.type} ${got.join(' + ')}`);
+          check(rows.every((e) => e.region_id === SERVICES_SPEC.region), `${s.type} endpoints in Keystone outside region ${SERVICES_SPEC.region}: ${rows.map((e) => `${e.interface} ${e.region_id ?? 'none'}`).join(', ')}`);
+          lines.push(`user ${s.name} (service@service, password accepted), ${s.type} ${got.join(' + ')} in ${SERVICES_SPEC.region}`);
         }
         console.log(`    Keystone: ${lines.join('; ')}`);
         // The real Placement and Glance behind those rows, as a user reaches them.

@@ -255,7 +255,9 @@ export const REAL_TAKEOVER_NS = 'openstack-real-takeover';
 export const REAL_CLOUD_NS = 'openstack-real-cloud';
 /** The fault scenarios' ControlPlane with a real Keystone (faults.ts). */
 export const REAL_FAULTS_NS = 'openstack-real-faults';
-export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS, REAL_SCHEDULED_NS, REAL_TAKEOVER_NS, REAL_CLOUD_NS, REAL_FAULTS_NS];
+/** Where a ControlPlane converged by the previous release of the hooks moves its catalog into its region (real-region.ts). */
+export const REAL_MIGRATION_NS = 'openstack-real-migration';
+export const REAL_OPENSTACK_NAMESPACES = [REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS, REAL_SERVICES_NS, REAL_SCHEDULED_NS, REAL_TAKEOVER_NS, REAL_CLOUD_NS, REAL_FAULTS_NS, REAL_MIGRATION_NS];
 
 export const sortKeys = (o: Obj | undefined) => o && Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
 
