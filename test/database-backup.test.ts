@@ -2,10 +2,12 @@
 // state in DatabaseBackupReady outside the Ready aggregate, bad input refused by admission and
 // answered InvalidSpec when it bypassed it, removal, and nothing lost on the way.
 import t from 'tap';
-import { testServer } from './support/server.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { post, testServer } from './support/server.js';
 import { converge, step, managedCP, brownfieldCP, conditionOf, ids, sync, type World } from './support/sync.js';
 import { healthy, clusterSecretStore, type StatusOf } from './support/world.js';
-import { fixtureControlPlane, type Obj } from './support/shared.js';
+import { REPO_ROOT, fixtureControlPlane, type Obj } from './support/shared.js';
 import { admission } from './support/crd.js';
 import { controlPlaneCRD } from '../src/crd/generate.js';
 import { backupStatusOf } from '../src/sim/mariadb-backups.js';
@@ -190,4 +192,24 @@ t.test('simulation: a restore from a backup older than the last mint loses that 
   const again = await runPhase(sim, cp, PHASES.remint!);
   t.same(again.problems, [], 'a CredentialRotation re-mint brings it back');
   t.match(simCondition(sim.get(cp), 'Ready'), { status: 'True' });
+});
+
+// Issue 55: the real Metacontroller's call with a converged Backup (hooks/), its database block
+// made unreadable as a spec that bypassed admission can: the Backup stays, DatabaseBackupReady says
+// InvalidSpec (it read "no backup declared" and released the Backup before).
+t.test('an unreadable database block never costs the observed Backup', async (t) => {
+  const capture = JSON.parse(readFileSync(join(REPO_ROOT, 'hooks', 'controlplane-sync', 'backup-01-backup-converged.json'), 'utf8')) as Obj;
+  const { app } = await testServer();
+  t.teardown(() => app.close());
+  for (const [where, value] of [['database', null], ['database', 'x'], ['database', 3], ['database', []], ['database', true], ['database', {}], ['infrastructure', null], ['infrastructure', []]] as const) {
+    const request = structuredClone(capture.request) as Obj;
+    if (where === 'database') request.parent.spec.infrastructure.database = value;
+    else request.parent.spec.infrastructure = value;
+    const res = await post(app, '/controlplane/sync', request);
+    const label = `spec.infrastructure${where === 'database' ? '.database' : ''} = ${JSON.stringify(value)}`;
+    t.equal(res.status, 200, label);
+    const answer = res.json as Obj;
+    t.ok(backupOf(answer.children), `${label}: the Backup is kept`);
+    t.match(conditionOf(answer.status, 'DatabaseBackupReady'), { status: 'False', reason: 'InvalidSpec' }, label);
+  }
 });

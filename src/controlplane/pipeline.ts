@@ -4,7 +4,7 @@
 // their previous condition and their observed children stay exactly as last applied.
 import { performance } from 'node:perf_hooks';
 import { decideCondition, type Condition } from '../k8s/conditions.js';
-import type { StageConditionType } from './conditions.js';
+import { REASON, type StageConditionType } from './conditions.js';
 import { keepObserved, assertKeepsObserved } from '../k8s/invariant.js';
 import type { KubeObject } from '../k8s/observed.js';
 import type { Stage, StageInput, StageOutcome, StageResult } from './stage.js';
@@ -55,18 +55,50 @@ export interface PipelineResult {
   unapplied: UnappliedChild[];
 }
 
-/** Schema errors that belong to `stage`: under one of its read paths (the first stage takes the rest). */
-function errorsFor(stage: Stage, index: number, errors: string[], table: readonly Stage[]): string[] {
+/** The spec path a problem names (`spec.a.b: must …` → `spec.a.b`). */
+const problemPath = (e: string) => e.slice(0, e.search(/[:[]|$/));
+
+/** `e` is under `path`, or names a block `path` is part of (an unreadable ancestor: `spec.a: must be an object`). */
+function concerns(e: string, path: string): boolean {
+  if (e.startsWith(`${path}.`) || e.startsWith(`${path}:`) || e.startsWith(`${path}[`)) return true;
+  const at = problemPath(e);
+  return path.startsWith(`${at}.`);
+}
+
+/**
+ * Spec problems that belong to `stage`: under one of its read paths, or naming a block one of
+ * them is part of (the block the stage reads is unreadable: null, a string, `[]`, …); the first
+ * stage takes the rest.
+ */
+function errorsFor(stage: Stage, index: number, errors: readonly string[], table: readonly Stage[]): string[] {
   const under = (e: string, path: string) => e.startsWith(`${path}.`) || e.startsWith(`${path}:`) || e.startsWith(`${path}[`);
   // A sibling (service) stage's fields are its own: a bad services.placement never fails Keystone,
   // whose reads (spec.services) cover it.
   const ownedBySibling = (e: string) => table.some((other) => (other.sibling || other.aside) && other.reads.some((p) => under(e, p)));
   return errors.filter((e) => {
     if (!stage.sibling && !stage.aside && ownedBySibling(e)) return false;
-    if (stage.reads.some((p) => under(e, p))) return true;
+    if (stage.reads.some((p) => concerns(e, p))) return true;
     if (index !== 0) return false;
-    return !table.some((other) => other.reads.some((p) => under(e, p)));
+    return !table.some((other) => other.reads.some((p) => concerns(e, p)));
   });
+}
+
+/** Every problem of the spec: the schema's and the spec readers' (spec.ts), once each. */
+function specProblems(input: Omit<StageInput, 'decided'>): string[] {
+  const readers = Object.values(input.resolved).flatMap((r) => (r.ok ? [] : r.errors));
+  return [...new Set([...input.specErrors, ...readers])];
+}
+
+/**
+ * The InvalidSpec a stage answers instead of releasing observed children while the spec has a
+ * problem (what reads as "not declared" may be a block that is unreadable: `database: null` is no
+ * backup to give up). It names the problems of the blocks it reads, else the spec's, else the
+ * conditions that found one.
+ */
+function heldRelease(stage: Stage, index: number, problems: readonly string[], table: readonly Stage[], reporting: readonly string[]): StageResult {
+  const own = errorsFor(stage, index, problems, table);
+  const named = own.length > 0 ? own : problems.length > 0 ? [...problems] : [`spec: ${reporting.join(', ')} report InvalidSpec; nothing is released until the spec is fixed`];
+  return invalidSpec(named, stage.interval);
 }
 
 export function runPipeline(
@@ -84,6 +116,8 @@ export function runPipeline(
   const unapplied: UnappliedChild[] = [];
   let resyncAfterSeconds: number | undefined;
   let stopped = false;
+  const problems = specProblems(input);
+  const releasing: { stage: Stage; index: number; ids: readonly string[] }[] = [];
   memo?.begin();
 
   table.forEach((stage, index) => {
@@ -124,7 +158,7 @@ export function runPipeline(
       decideCondition(stage.conditionType, result.condition, input.previous.get(stage.conditionType), input.cp.generation, input.now),
     );
     desired.push(...result.children);
-    for (const id of result.releases ?? []) released.add(id);
+    if ((result.releases ?? []).length > 0) releasing.push({ stage, index, ids: result.releases ?? [] });
     if (stage.aside) {
       // Its condition says how it is; its child's changes call the hook again.
     } else if (result.outcome.kind !== 'complete') {
@@ -136,6 +170,18 @@ export function runPipeline(
   });
 
   memo?.end();
+  // No stage releases an observed child while the spec has a problem: one the schema or a spec
+  // reader finds, or one a stage answered InvalidSpec for this pass (admission's cross-field rules,
+  // re-checked by the stages). The stage that would release says InvalidSpec instead.
+  const reporting = [...decided.entries()].filter(([, c]) => c.status === 'False' && c.reason === REASON.InvalidSpec).map(([type]) => type);
+  for (const { stage, index, ids } of releasing) {
+    if (problems.length === 0 && reporting.length === 0) {
+      for (const id of ids) released.add(id);
+      continue;
+    }
+    const held = heldRelease(stage, index, problems, table, reporting);
+    decided.set(stage.conditionType, decideCondition(stage.conditionType, held.condition, input.previous.get(stage.conditionType), input.cp.generation, input.now));
+  }
   const children = keepObserved(desired, input.children, released);
   assertKeepsObserved(children, input.children, released);
   return { decided, children, resyncAfterSeconds, trace, unapplied };
