@@ -78,10 +78,20 @@ export function internalUrl(d: Service, cp: ControlPlaneRef): string {
   return `http://${serviceChildNames(cp.name, d.name).cr}.${cp.namespace}.svc:${d.port}${d.path}`;
 }
 
-/** The public catalog URL: publicEndpoint (a bare origin, plus the path, where the service has one), else https://{gateway.hostname}{path}, else the internal URL. */
+/** `scheme://host[:port]`, with no path but `/`, no query and no fragment. */
+export function isBareOrigin(url: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]+\/?$/.test(url);
+}
+
+/**
+ * The public catalog URL: publicEndpoint (the service's path appended to a bare origin only),
+ * else https://{gateway.hostname}{path}, else the internal URL.
+ */
 export function publicUrl(d: Service, cp: ControlPlaneRef, declared: DeclaredService): string {
-  // A service whose catalog URL has a path (Nova /v2.1, Cinder /v3) takes a bare origin, as upstream's ControlPlane does.
-  if (declared.publicEndpoint) return d.path === '' ? declared.publicEndpoint : `${declared.publicEndpoint.replace(/\/+$/, '')}${d.path}`;
+  // A service whose catalog URL has a path (Nova /v2.1, Cinder /v3) gains it on a bare origin, as
+  // upstream's ControlPlane does; a URL with a path of its own (https://x/api/v3) is the user's
+  // whole URL and stays as written (appending again gave …/api/v3/v3, issue 55).
+  if (declared.publicEndpoint) return d.path !== '' && isBareOrigin(declared.publicEndpoint) ? `${declared.publicEndpoint.replace(/\/+$/, '')}${d.path}` : declared.publicEndpoint;
   if (declared.gateway) return `https://${declared.gateway.hostname}${d.path}`;
   return internalUrl(d, cp);
 }
