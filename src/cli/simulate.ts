@@ -3,7 +3,6 @@
 // a phase does not reach its goal or misbehaves on the way, 2 on a usage or admission error.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parseAllDocuments } from 'yaml';
 import { buildServer } from '../server.js';
 import { seededRandom } from '../random.js';
 import { AdmissionError, Simulation } from '../sim/simulation.js';
@@ -11,6 +10,7 @@ import { ALL_SCENARIOS, PHASES, SCENARIOS, runPhase, conditionOf } from '../sim/
 import { SCENARIO_STARTS_ONE_RELEASE_EARLIER } from '../sim/upgrade-phases.js';
 import { previousRelease } from '../controlplane/rollout/release-path.js';
 import { formatRound } from '../sim/timeline.js';
+import { readControlPlaneInput } from '../sim/input.js';
 
 const USAGE = `usage: npm run simulate -- <controlplane.yaml> [--scenario NAME]... [--tick SECONDS] [--max-rounds N] [--seed TEXT]
 
@@ -27,7 +27,8 @@ Try: npm run simulate -- examples/controlplane.yaml --scenario all
   -h, --help           this text; nothing is run
 
 Exit codes: 0 every phase reached its goal, 1 a phase did not or misbehaved on the way,
-2 usage error, unreadable file, or a ControlPlane the API server would refuse.`;
+2 usage error, unreadable file (a YAML syntax error, by its line), or a ControlPlane the API
+server would refuse (an unknown field, by its path, or a value its schema refuses).`;
 
 function fail(message: string): never {
   process.stderr.write(`simulate: ${message}\n${USAGE}\n`);
@@ -64,9 +65,10 @@ async function main(): Promise<number> {
   } catch (err) {
     fail(`cannot read ${parsed.positionals[0]}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  const docs = parseAllDocuments(text).map((d) => d.toJS());
-  const input = docs.find((d) => d?.kind === 'ControlPlane');
-  if (!input?.metadata?.name) fail(`${parsed.positionals[0]} holds no ControlPlane with a metadata.name`);
+  // Refused as kubectl apply refuses it: a syntax error by its line, an unknown field by its path.
+  const reading = readControlPlaneInput(text, parsed.positionals[0]!);
+  if (!reading.ok) fail(reading.problems.join('\n'));
+  const input = reading.controlPlane as Record<string, any>;
 
   let sim: Simulation | undefined;
   const app = await buildServer({ logger: false, clock: () => sim!.now, random: seededRandom(parsed.values.seed ?? 'simulate') });
