@@ -6,12 +6,18 @@
 // request gets out: its needles are every such value (decoded `data`, `stringData`, the secret
 // fields of a clouds.yaml), raw, base64 and base64 at every offset (ValueReplacer).
 //
+// A value is looked for in every form it takes on its way (secretForms): as stored, base64,
+// percent-encoded as a URL's userinfo (the bus URL the hooks build), either hex case, decoded, and
+// the userinfo and password of a URL a Secret holds (a user's `transport_url`).
+//
 // Without revealing where a secret is. A value that is also a word anyone can read (it occurs in
 // the request outside the Secrets' payloads and the objects' status: a name, a kind, a spec value;
 // or it is a single word of letters, as the words of the service's own messages are) would be
 // pointed at by an in-place `[redacted]` ("… [redacted] openstack-memcached Ready" for the admin
-// password `Memcached`). Such a value is never replaced in place: a free-text field (a `message`)
-// that holds it is replaced whole by WITHHELD_MESSAGE, and a structural field (a reason, a name, a
+// password `Memcached`). Such a value is never replaced in place. A free-text field (a `message`)
+// that copied a child's words around it (a child quoting the secret) is replaced whole by
+// WITHHELD_MESSAGE; what the hooks composed from names and reasons is left as it is, so the status
+// does not change with what a Secret holds (issue 55). A structural field (a reason, a name, a
 // time, an id: the service's vocabulary and the objects' names) is left as it is, since the word is
 // there anyway and changing it would change what the field means. Any other value is replaced in
 // place by `[redacted]`: where a value no one can read stands says nothing about it.
@@ -88,6 +94,17 @@ function publicText(request: Json): string {
 
 const SINGLE_WORD = /^\p{L}+$/u;
 
+/** Characters either side of a secret word that tell a copy of a child's words (copiesChildWords). */
+const CONTEXT = 12;
+
+/** The strings of the status of every object of the request but its parent (whose status is our own words). */
+function childStatusStrings(request: Json): string[] {
+  const out: string[] = [];
+  const parents = isObject(request) ? [request.parent, request.object] : [];
+  for (const o of requestObjects(request)) if (!parents.includes(o)) collectStrings(o.status, out);
+  return out;
+}
+
 /**
  * What finding a set of secret values takes: every needle of every value (ValueReplacer), the
  * values too short to look for inside text, and the frozen objects already found to hold none of
@@ -140,11 +157,9 @@ export class Redaction {
     if (this.replacers === undefined) {
       const common: string[] = [];
       const other: string[] = [];
-      let text: string | undefined;
       for (const v of this.values) {
         if (v.length < MIN_SECRET_LENGTH) continue;
-        text ??= publicText(this.request);
-        (SINGLE_WORD.test(v) || text.includes(v) ? common : other).push(v);
+        (SINGLE_WORD.test(v) || this.publicWords().includes(v) ? common : other).push(v);
       }
       this.replacers = {
         hidden: new ValueReplacer(other.map((v): [string, string] => [v, REDACTED_VALUE]), false),
@@ -154,13 +169,46 @@ export class Redaction {
     return this.replacers;
   }
 
-  /** A free-text string (a message, an event): whole when it quoted a public word, else in place. */
+  /**
+   * A free-text string (a message, an event): whole when it copied a child's words holding a
+   * public word that is a secret value, else in place. A public word in what the hooks composed
+   * from names and reasons stays: the message is the one any other value gets (issue 55).
+   */
   text(s: string): string {
     if (this.needles.short.has(s)) return REDACTED_VALUE;
     if (!this.needles.all.occursIn(s)) return s;
     const { hidden, pointing } = this.replace;
-    if (pointing?.occursIn(s)) return WITHHELD_MESSAGE;
+    if (pointing?.occursIn(s) && this.copiesChildWords(s)) return WITHHELD_MESSAGE;
     return hidden.apply(s);
+  }
+
+  private childWords: string[] | undefined;
+  private publicTextOf: string | undefined;
+
+  /** The request's public text (publicText), read once and only when a value is found. */
+  private publicWords(): string {
+    this.publicTextOf ??= publicText(this.request);
+    return this.publicTextOf;
+  }
+
+  /**
+   * Whether `s` holds a public secret word with the words around it in a child's status (what a
+   * child says is the only text we copy): the word and up to CONTEXT characters either side, more
+   * than the word alone (a status field that is just the word is one the hooks could write too)
+   * and not public text itself (a child naming `controlplane-keystone-…` quotes a name, not the word).
+   */
+  private copiesChildWords(s: string): boolean {
+    this.childWords ??= childStatusStrings(this.request);
+    for (const v of this.values) {
+      if (v.length < MIN_SECRET_LENGTH || !s.includes(v)) continue;
+      for (const c of this.childWords) {
+        for (let i = c.indexOf(v); i >= 0; i = c.indexOf(v, i + 1)) {
+          const context = c.slice(Math.max(0, i - CONTEXT), Math.min(c.length, i + v.length + CONTEXT));
+          if (context.length > v.length && s.includes(context) && !this.publicWords().includes(context)) return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** A structural string: in place, public words left (they are there anyway). */
@@ -219,8 +267,57 @@ export class Redaction {
   }
 }
 
+const PERCENT = /%[0-9A-Fa-f]{2}/;
+const upperHex = (s: string) => s.replace(/%[0-9A-Fa-f]{2}/g, (x) => x.toUpperCase());
+const lowerHex = (s: string) => s.replace(/%[0-9A-Fa-f]{2}/g, (x) => x.toLowerCase());
+function decoded(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+/** The userinfo of a URL (`scheme://userinfo@host…`), as written. */
+const USERINFO = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^@/?#\s]+)@/;
+
+/**
+ * A value in every form it takes in what we emit or a child may quote: as stored; percent-encoded
+ * as a URL's userinfo carries it (the managed bus URL is `rabbit://user:encodeURIComponent(password)@…`,
+ * services/messaging.ts), with either hex case; the decoded view of a value written encoded; and
+ * for a value that is a URL (a user's brownfield `transport_url`) its userinfo and the password in
+ * it, each in those forms. (Base64 of each is the needles' own: ValueReplacer.)
+ */
+function formsOf(value: string, out: Set<string>, url = true): void {
+  const add = (v: string | undefined) => {
+    if (v !== undefined && v.length > 0) out.add(v);
+  };
+  add(value);
+  const encoded = encodeURIComponent(value);
+  add(encoded);
+  add(lowerHex(encoded));
+  if (PERCENT.test(value)) {
+    add(upperHex(value));
+    add(lowerHex(value));
+    const plain = decoded(value);
+    if (plain !== undefined && plain !== value) formsOf(plain, out, false);
+  }
+  const userinfo = url ? USERINFO.exec(value)?.[1] : undefined;
+  if (userinfo !== undefined) {
+    formsOf(userinfo, out, false);
+    const colon = userinfo.indexOf(':');
+    if (colon >= 0) formsOf(userinfo.slice(colon + 1), out, false);
+  }
+}
+
+/** Every form of every value (formsOf): the needles of what flows from the Secrets into what we emit. */
+export function secretForms(values: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  for (const v of values) formsOf(v, out);
+  return out;
+}
+
 /** The redaction of a hook request's Secrets, or undefined when they hold no value. */
 export function redactionFor(request: Json): Redaction | undefined {
-  const values = secretValuesOf(requestObjects(request));
+  const values = secretForms(secretValuesOf(requestObjects(request)));
   return values.size === 0 ? undefined : new Redaction(values, request);
 }
