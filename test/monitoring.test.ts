@@ -13,6 +13,7 @@ import { buildServer } from '../src/server.js';
 import { createMetrics } from '../src/metrics.js';
 import { ALERTED_CONDITIONS, conditionLabels, countConditions, initConditionSeries } from '../src/http/condition-metrics.js';
 import { metricNames } from './support/promql.js';
+import { VERSION } from '../src/version.js';
 import { REPO_ROOT, type Obj } from './support/shared.js';
 
 const files = join(REPO_ROOT, 'charts', 'c5c3-hooks', 'files');
@@ -155,4 +156,23 @@ t.test('promtool test rules passes (when promtool is there: PROMTOOL or the e2e 
   const r = spawnSync(bin, ['test', 'rules', 'c5c3-hooks.rules.test.yaml'], { cwd: files, encoding: 'utf8' });
   t.equal(r.status, 0, `${r.stdout}${r.stderr}`);
   t.match(r.stdout, /SUCCESS/);
+});
+
+t.test('c5c3_hooks_build_info names the version (package.json\'s) and the Node.js of the process', async (t) => {
+  t.equal(VERSION, JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).version, 'src/version.ts is package.json\'s version');
+  const app = await buildServer({ logger: false });
+  t.teardown(() => app.close());
+  const body = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  t.match(body, /^# TYPE c5c3_hooks_build_info gauge$/m);
+  t.match(body, new RegExp(`^c5c3_hooks_build_info\\{version="${VERSION.replace(/\./g, '\\.')}",node="${process.version.replace(/\./g, '\\.')}"\\} 1$`, 'm'));
+});
+
+t.test('the dashboard has a memory panel: resident memory, V8 heap, outside the heap, per replica', async (t) => {
+  const panel = (dashboard.panels as Obj[]).find((p) => /^Memory/.test(p.title));
+  t.ok(panel, 'a memory panel');
+  const exprs = ((panel?.targets ?? []) as Obj[]).map((x) => x.expr as string);
+  for (const metric of ['process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes']) t.ok(exprs.some((e) => e.includes(metric)), metric);
+  t.equal(panel?.fieldConfig.defaults.unit, 'bytes');
+  const ids = (dashboard.panels as Obj[]).map((p) => p.id);
+  t.equal(new Set(ids).size, ids.length, 'panel ids unique');
 });
