@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 # The hooks server image: docker build -t c5c3-hooks:dev .
-# The base image is one build argument, so it can be pinned to a digest:
-#   docker build --build-arg NODE_IMAGE=node:24-trixie-slim@sha256:<digest> -t c5c3-hooks:dev .
-ARG NODE_IMAGE=node:24-trixie-slim
+# The base image is pinned to a Node release (README quickstart); it is one build argument, so it can
+# be pinned further, to a digest:
+#   docker build --build-arg NODE_IMAGE=node:24.11.1-trixie-slim@sha256:<digest> -t c5c3-hooks:dev .
+ARG NODE_IMAGE=node:24.11.1-trixie-slim
 
 # Build stage: full dependency set, compile TypeScript.
 FROM ${NODE_IMAGE} AS build

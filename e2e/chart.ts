@@ -86,6 +86,18 @@ export function checkChart(t: Tools): string[] {
   if (withNs.length > 0) throw new Error(`helm template --set namespace.create=true differs from kubectl kustomize manifests/:\n${withNs.join('\n')}`);
   done.push(`helm template = kubectl kustomize manifests/ (${kustomize.length} objects; the Namespace with namespace.create=true)`);
 
+  // values.schema.json: a mistyped or misspelt value (the former `replicas`) is refused, not rendered.
+  for (const bad of ['replicaCount=two', 'replicas=2', 'config.logLevel=verbose']) {
+    const r = spawnSync(t.helm, ['template', 'c5c3-hooks', join(t.repo, 'charts', 'c5c3-hooks'), '--set', bad], { encoding: 'utf8' });
+    if (r.status === 0) throw new Error(`helm template --set ${bad} rendered: values.schema.json did not refuse it`);
+  }
+  // One replica: no PodDisruptionBudget (minAvailable 1 of 1 blocks every drain). OpenShift: no uid.
+  if (helmTemplate(t, ['replicaCount=1']).docs.some((o) => o.kind === 'PodDisruptionBudget')) throw new Error('replicaCount=1 rendered a PodDisruptionBudget');
+  const openshift = helmTemplate(t, ['podSecurityContext.runAsUser=null', 'podSecurityContext.runAsGroup=null']).docs.find((o) => o.kind === 'Deployment');
+  const podSecurity = openshift?.spec.template.spec.securityContext ?? {};
+  if ('runAsUser' in podSecurity || 'runAsGroup' in podSecurity || podSecurity.runAsNonRoot !== true) throw new Error(`podSecurityContext.runAsUser=null still sets a uid: ${JSON.stringify(podSecurity)}`);
+  done.push('values.schema.json refuses bad values; one replica renders no PDB; the uid can be left to the platform');
+
   const all = helmTemplate(t, OPT_INS).docs;
   const controllers = readdirSync(join(t.repo, 'metacontroller')).flatMap((f) => docsOf(readFileSync(join(t.repo, 'metacontroller', f), 'utf8')));
   const rendered = all.filter((o) => o.apiVersion === 'metacontroller.k8s.io/v1alpha1');

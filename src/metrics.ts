@@ -2,6 +2,7 @@
 // hook and outcome only (no per-object labels: the series count does not grow with the fleet).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { memoLookups, memoSheds } from './memo.js';
+import { VERSION } from './version.js';
 
 export const HOOK_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -98,6 +99,14 @@ export function createMetrics(): Metrics {
     labelNames: ['condition', 'status', 'reason'] as const,
     registers: [registry],
   });
+  // Which build answers (the usual *_build_info: constant 1, the facts in its labels), so a
+  // dashboard or an alert can tell the replicas of a rollout apart.
+  new Gauge({
+    name: 'c5c3_hooks_build_info',
+    help: 'The version of c5c3-hooks and of Node.js this process runs (always 1).',
+    labelNames: ['version', 'node'] as const,
+    registers: [registry],
+  }).set({ version: VERSION, node: process.version }, 1);
   const metrics: Metrics = {
     registry,
     hookDuration,

@@ -7,6 +7,7 @@ import t from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { Ajv } from 'ajv';
 import { CHART_DIR, renderChartFiles } from '../src/cli/chart-files.js';
 import { loadConfig } from '../src/config.js';
 import { REPO_ROOT, readYamlDocs, type Obj } from './support/shared.js';
@@ -37,7 +38,16 @@ t.test("values.yaml's defaults are the manifests' settings", async (t) => {
   t.equal(meta.appVersion, pkg.version, 'appVersion is the service version');
   t.equal(meta.version, pkg.version, 'the chart version is the service version');
   t.equal(values.image.pullPolicy, container.imagePullPolicy);
-  t.equal(values.replicas, deployment.spec.replicas);
+  t.equal(values.replicaCount, deployment.spec.replicas);
+  t.same(values.podSecurityContext, deployment.spec.template.spec.securityContext, 'the pod securityContext');
+  t.same(values.securityContext, container.securityContext, "the container's securityContext");
+  const spread = deployment.spec.template.spec.topologySpreadConstraints;
+  const { enabled, ...spreadValues } = values.topologySpread as Obj;
+  const { labelSelector, ...spreadManifest } = spread[0] as Obj;
+  t.equal(enabled, true);
+  t.same(spreadValues, spreadManifest, 'the topology spread');
+  t.same(labelSelector, { matchLabels: deployment.spec.selector.matchLabels }, "over the pods' own labels");
+  t.same(values.extraTopologySpreadConstraints, spread.slice(1));
   t.equal(values.revisionHistoryLimit, deployment.spec.revisionHistoryLimit);
   t.equal(values.terminationGracePeriodSeconds, deployment.spec.template.spec.terminationGracePeriodSeconds);
   t.same(values.resources, container.resources);
@@ -82,4 +92,43 @@ t.test('the values the chart passes to the service are ones it accepts', async (
   });
   t.equal(config.port, 8080);
   t.equal(config.bodyLimit, 8 * 1024 * 1024);
+});
+
+t.test('values.schema.json admits the defaults and the quickstart, and refuses a misspelt or mistyped value', async (t) => {
+  const schema = JSON.parse(readFileSync(join(chart, 'values.schema.json'), 'utf8')) as Obj;
+  const validate = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(schema);
+  const ok = (v: Obj) => validate(v) === true;
+  t.ok(ok(values), `the defaults: ${JSON.stringify(validate.errors)}`);
+  t.same(Object.keys(schema.properties).filter((k) => k !== 'global').sort(), Object.keys(values).sort(), 'every value has its schema, no schema without a value');
+  const withValue = (path: string[], value: unknown): Obj => {
+    const v = structuredClone(values);
+    let node = v;
+    for (const k of path.slice(0, -1)) node = node[k];
+    node[path.at(-1) ?? ''] = value;
+    return v;
+  };
+  t.ok(ok(withValue(['image', 'repository'], 'registry.example.com/c5c3-hooks')) && ok(withValue(['image', 'tag'], 'dev')), "the quickstart's image values");
+  t.ok(ok(withValue(['podSecurityContext'], { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } })), 'OpenShift: no uid');
+  t.ok(ok(withValue(['replicaCount'], 1)), 'one replica is allowed');
+  t.notOk(ok({ ...values, replicas: 2 }), 'the former name `replicas` is refused, not ignored');
+  t.notOk(ok(withValue(['replicaCount'], 'two')), 'a replica count that is not a number');
+  t.notOk(ok(withValue(['replicaCount'], 0)), 'no replica');
+  t.notOk(ok(withValue(['config', 'logLevel'], 'verbose')), 'a log level the service refuses');
+  t.notOk(ok(withValue(['config', 'bodyLimit'], '8MB')), 'a size the service does not read');
+  t.notOk(ok(withValue(['image', 'pullPolicy'], 'Sometimes')));
+});
+
+t.test('templates: no hard-coded uid, the PDB only above one replica, the spread and securityContexts from values, NOTES.txt', async (t) => {
+  const templates = join(chart, 'templates');
+  const deploymentTemplate = readFileSync(join(templates, 'deployment.yaml'), 'utf8');
+  t.notMatch(deploymentTemplate, /runAsUser|runAsGroup|\b1000\b/, 'the uid is a value (OpenShift assigns its own)');
+  t.match(deploymentTemplate, /replicas: \{\{ \.Values\.replicaCount \}\}/);
+  t.match(deploymentTemplate, /\{\{- with \.Values\.podSecurityContext \}\}\n\s+securityContext:/);
+  t.match(deploymentTemplate, /\{\{- with \.Values\.securityContext \}\}\n\s+securityContext:/);
+  t.match(deploymentTemplate, /\.Values\.topologySpread\.topologyKey/);
+  t.match(readFileSync(join(templates, 'poddisruptionbudget.yaml'), 'utf8'), /^\{\{- if and \.Values\.podDisruptionBudget\.enabled \(gt \(int \.Values\.replicaCount\) 1\) \}\}$/m);
+  const notes = readFileSync(join(templates, 'NOTES.txt'), 'utf8');
+  t.match(notes, /rollout status deployment/);
+  t.match(notes, /keeping its database/, 'NOTES warn of the database deletion');
+  t.ok(readFileSync(join(chart, 'README.md'), 'utf8').includes('| `replicaCount` | `2` |'), 'the chart README documents the values');
 });

@@ -135,7 +135,7 @@ t.test('SecretAggregate CRD: the upstream API, columns Ready, Target, Age; every
     ['Age', '.metadata.creationTimestamp'],
   ]);
   const sa = (spec: Obj) => ({ apiVersion: 'c5c3.io/v1alpha1', kind: 'SecretAggregate', metadata: { name: 'nova-all-credentials', namespace: 'openstack' }, spec });
-  // The upstream example (README "Merging Secrets: SecretAggregate"), verbatim.
+  // The upstream example (docs/hooks.md "Merging Secrets: SecretAggregate"), verbatim.
   const seed = {
     sources: [
       { secretRef: { name: 'nova-db-credentials' } },

@@ -218,6 +218,7 @@ t.test('stalled teardown: released after 5 minutes from the ControlPlane deletio
   const warn = logs.map((l) => JSON.parse(l)).find((l) => l.reason === 'ORCTeardownStalled');
   t.ok(warn, 'a warning log line');
   t.equal(warn.level, 'warn');
+  t.equal(warn.parent, 'openstack/controlplane-keystone', 'naming the ControlPlane, as every line of the call does (http/parent-of.ts)');
   t.same([...warn.objects].sort(), stuck.filter(isOrc).map((c) => `${c.kind}/${c.metadata.name}`).sort(), 'naming each stuck object');
   checkAnswer(t, stuck, over, 'stalled');
 });

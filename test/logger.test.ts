@@ -1,6 +1,7 @@
 import t from 'tap';
 import { isSensitiveKey, redactDeep, REDACTED } from '../src/logger.js';
 import { testServer } from './support/server.js';
+import { parentOf } from '../src/http/parent-of.js';
 
 const SECRET = 'hunter2-very-secret-value';
 
@@ -52,4 +53,44 @@ t.test('one log line per request: a hook call at info, probes and metrics at deb
   await debug.app.inject({ method: 'GET', url: '/healthz?x=1' });
   t.equal(debug.logs.length, 1, 'probes are still there at debug');
   t.match(JSON.parse(debug.logs[0]!), { level: 'debug', path: '/healthz', statusCode: 200, msg: 'GET /healthz 200' });
+});
+
+t.test('parentOf: namespace/name of the parent (or the decorated object), only Kubernetes names, nothing else of the body', async (t) => {
+  t.equal(parentOf({ parent: { metadata: { namespace: 'openstack', name: 'cp-1' } } }), 'openstack/cp-1');
+  t.equal(parentOf({ object: { metadata: { namespace: 'ns', name: 'rotate.1' } } }), 'ns/rotate.1', "a DecoratorController's object");
+  t.equal(parentOf({ parent: { metadata: { name: 'cluster-scoped' } } }), 'cluster-scoped');
+  for (const body of [
+    undefined, null, 7, 'x', {}, { parent: 7 }, { parent: { metadata: { name: 7 } } },
+    { parent: { metadata: { namespace: 'ns', name: SECRET.toUpperCase() } } },
+    { parent: { metadata: { namespace: 'ns', name: 'a\n{"level":60}' } } },
+    { parent: { metadata: { namespace: 'bad/ns', name: 'x' } } },
+    { parent: { metadata: { namespace: 'ns', name: 'x'.repeat(254) } } },
+    { parent: { metadata: { namespace: 'n'.repeat(64), name: 'x' } } },
+    JSON.parse('{"__proto__": {"metadata": {"name": "x"}}}'),
+  ]) {
+    t.equal(parentOf(body), undefined, JSON.stringify(body)?.slice(0, 80) ?? String(body));
+  }
+});
+
+t.test('every hook log line names its parent: computed, answered from a kept answer, refused', async (t) => {
+  const { app, logs } = await testServer({ level: 'info' });
+  t.teardown(() => app.close());
+  const parent = { apiVersion: 'c5c3.io/v1alpha1', kind: 'ControlPlane', metadata: { name: 'cp', namespace: 'openstack', uid: 'u' }, spec: { openStackRelease: '2025.2' } };
+  const customize = async () => app.inject({ method: 'POST', url: '/controlplane/customize', payload: { controller: {}, parent } });
+  // The same bytes three times: computed, computed and kept (it came before), then answered from the kept answer.
+  for (let i = 0; i < 3; i++) t.equal((await customize()).statusCode, 200);
+  const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  t.match(metrics, /^c5c3_hooks_memo_lookups_total\{memo="answer",result="hit"\} 1$/m, 'the third call was answered from the kept answer, unparsed');
+  const lines = logs.map((l) => JSON.parse(l));
+  t.equal(lines.length, 3);
+  for (const line of lines) t.match(line, { hook: 'controlplane/customize', parent: 'openstack/cp', statusCode: 200 });
+  const rotation = { apiVersion: 'c5c3.io/v1alpha1', kind: 'CredentialRotation', metadata: { name: 'rotate', namespace: 'openstack' }, spec: {} };
+  await app.inject({ method: 'POST', url: '/credentialrotation/customize', payload: { controller: {}, parent: rotation } });
+  t.match(JSON.parse(logs.at(-1) ?? '{}'), { hook: 'credentialrotation/customize', parent: 'openstack/rotate' });
+  await app.inject({ method: 'POST', url: '/controlplane/sync', payload: { controller: {}, parent: { ...parent, spec: 7 }, children: 'nope' } });
+  t.match(JSON.parse(logs.at(-1) ?? '{}'), { statusCode: 400, parent: 'openstack/cp' }, 'a refused call too, when its body names the parent');
+  await app.inject({ method: 'POST', url: '/controlplane/customize', payload: { controller: {}, parent: { metadata: { name: SECRET.toUpperCase(), namespace: 'openstack' } } } });
+  const last = JSON.parse(logs.at(-1) ?? '{}');
+  t.notOk('parent' in last, 'no parent field for a name Kubernetes would not admit');
+  for (const line of logs) t.notMatch(line, SECRET.toUpperCase());
 });

@@ -124,6 +124,9 @@ t.test('metrics: Node defaults and the hook histogram labelled by hook and outco
       // The memos emptied under memory pressure: one series per such memo, there from the start.
       t.same(labels, ['memo'], `no per-object labels: ${line.split(' ')[0]}`);
       t.ok(SHEDDING.includes(/memo="([^"]+)"/.exec(line)![1]!), `a memo that sheds: ${line}`);
+    } else if (line.startsWith('c5c3_hooks_build_info{')) {
+      // The build: one series per process, its version and Node's (test/monitoring.test.ts).
+      t.same(labels, ['version', 'node'], `no per-object labels: ${line.split(' ')[0]}`);
     } else {
       t.same(labels, ['hook', 'outcome'], `no per-object labels: ${line.split(' ')[0]}`);
     }

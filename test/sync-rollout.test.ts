@@ -1,4 +1,4 @@
-// Release rollouts at the HTTP level (rollout/, README "Release upgrades"): every phase
+// Release rollouts at the HTTP level (rollout/, docs/hooks.md "Release upgrades"): every phase
 // transition, the path rules, the deadline (clock-driven), rollback and its hold, the re-mint
 // hold, a new release during a rollout, determinism and the fixed point.
 import t from 'tap';

@@ -1,4 +1,4 @@
-// Taking over ControlPlanes from the reference Go operator (README "Taking over from the
+// Taking over ControlPlanes from the reference Go operator (docs/hooks.md "Taking over from the
 // reference operator", docs/architecture.md §3.4): the runbook's steps on a world built the way the Go
 // operator leaves it converge with zero deletions, zero mints and every child kept (same uid);
 // each step is needed; and the sync hook adopts a reference-operator AC at the HTTP level.

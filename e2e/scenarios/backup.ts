@@ -4,7 +4,8 @@
 // CRD refuses bad input; a failing backup Job (the stand-in mariadb-operator's knob) shows in
 // DatabaseBackupReady while the ControlPlane stays Ready; and the README's restore (a Restore,
 // under the real Restore CRD, from the Backup into the managed MariaDB) leaves the ControlPlane
-// Ready with no mint and no child replaced.
+// Ready with no mint and no child replaced. Scenario 42: the README's way to keep the database
+// when the ControlPlane is deleted (release the MariaDB by its controller-uid label).
 import { GVK } from '../../src/k8s/kinds.js';
 import { databaseBackupName } from '../../src/controlplane/names.js';
 import { KubeError } from '../kube.js';
@@ -109,8 +110,31 @@ export function backupScenarios(): Scenario[] {
         check(JSON.stringify([...children].sort()) === JSON.stringify([...before].sort()), 'no child deleted or replaced by the restore');
         check(mints(ctx) === mintsBefore, `no mint after the restore (saw ${mints(ctx) - mintsBefore})`);
         check(after.status.adminApplicationCredential.id === cp.status.adminApplicationCredential.id, 'the admin credential is the one from before the restore');
+      },
+    },
+    {
+      id: 42,
+      title: "keeping the database (README): the MariaDB released by its label outlives its ControlPlane, unowned, never re-adopted",
+      needs: [31],
+      async run(ctx) {
+        const db = { apiVersion: GVK.MariaDB.apiVersion, kind: 'MariaDB', namespace: NS, name: 'openstack-db' };
+        const before = await ctx.kube.get(db);
+        const cp = await ctx.kube.get(cpRef(NS, NAME));
+        check(!!before && !!cp && before.metadata.ownerReferences?.some((r: Obj) => r.controller && r.uid === cp.metadata.uid), 'the managed MariaDB is controlled by its ControlPlane');
+        // kubectl -n NS label mariadb openstack-db controller-uid-
+        await ctx.kube.mergePatch(db, { metadata: { labels: { 'controller-uid': null } } });
+        await waitUntil('Metacontroller released the MariaDB (no owner reference)', async () => ((await ctx.kube.get(db))?.metadata.ownerReferences ?? []).length === 0, 120_000, ctx);
+        await ctx.ops.settle();
+        const ready = await waitReady(ctx, cpRef(NS, NAME), 60_000);
+        check(condition(ready, 'InfrastructureReady')?.status === 'True', `the ControlPlane reads the released MariaDB's readiness: ${conditionsLine(ready)}`);
+        const released = await ctx.kube.get(db);
+        check(!released?.metadata.labels?.['controller-uid'] && (released?.metadata.ownerReferences ?? []).length === 0, `not re-adopted: ${JSON.stringify(released?.metadata)}`);
         await ctx.kube.delete(cpRef(NS, NAME));
         await waitUntil('ControlPlane deleted', async () => !(await ctx.kube.get(cpRef(NS, NAME))), 180_000, ctx);
+        await waitUntil('its children gone', async () => (await childrenOf(ctx, NS, cp?.metadata.uid ?? '')).length === 0, 120_000, ctx);
+        const kept = await ctx.kube.get(db);
+        check(kept?.metadata.uid === before?.metadata.uid && !kept?.metadata.deletionTimestamp && (kept?.metadata.ownerReferences ?? []).length === 0, `the MariaDB is still there, the same object, unowned: ${JSON.stringify(kept?.metadata)}`);
+        console.log(`    MariaDB ${NS}/openstack-db kept past its ControlPlane (uid ${kept?.metadata.uid})`);
       },
     },
   ];

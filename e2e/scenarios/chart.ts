@@ -1,13 +1,40 @@
 // Scenario 30: the Helm chart and the alert rules (issue 42), with the helm, kubectl and promtool
 // e2e/setup.sh builds: lint, the chart rendered against `kubectl kustomize manifests/`, the opt-ins,
 // promtool's rule tests, and a server-side dry-run of everything rendered against this API server
-// (the c5c3.io CRDs, Metacontroller's CRDs and the workload kinds are the real ones).
+// (the c5c3.io CRDs, Metacontroller's CRDs and the workload kinds are the real ones); then the
+// README's quickstart as written, each apply a server-side dry run (src/cli/quickstart.ts).
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { checkChart, dryRun, MONITORING_CRDS, type Tools } from '../chart.js';
-import { check, ensureNamespace, type Scenario } from './support.js';
+import { quickstartDryRuns } from '../../src/cli/quickstart.js';
+import { check, ensureNamespace, MANAGED_NS, type Scenario } from './support.js';
+
+/**
+ * Runs the README quickstart's applies (server-side dry runs) with bash in the checkout, the
+ * suite's kubectl and helm first on PATH and its kubeconfig; returns one line per command.
+ */
+function runQuickstart(tools: Tools, kubeconfig: string, dir: string): string[] {
+  const bin = join(dir, 'quickstart-bin');
+  rmSync(bin, { recursive: true, force: true });
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(tools.kubectl, join(bin, 'kubectl'));
+  symlinkSync(tools.helm, join(bin, 'helm'));
+  const commands = quickstartDryRuns(readFileSync(join(tools.repo, 'README.md'), 'utf8'));
+  check(commands.length >= 3, `the quickstart's applies found: ${commands.join('\n')}`);
+  return commands.map((command) => {
+    const r = spawnSync('bash', ['-euo', 'pipefail', '-c', command], {
+      cwd: tools.repo,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, KUBECONFIG: kubeconfig },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const out = r.stdout.trim().split('\n').filter((l) => l !== '');
+    check(r.status === 0 && out.length > 0 && out.every((l) => /\(server dry run\)$/.test(l)), `README quickstart, as written, admitted (dry run): ${command}\n${r.stdout}${r.stderr}`);
+    return `${command.split('\n')[0]}: ${out.length} object(s)`;
+  });
+}
 
 export function chartScenarios(): Scenario[] {
   return [
@@ -45,6 +72,10 @@ export function chartScenarios(): Scenario[] {
         console.log(`    server-side dry-run: ${lines.length} objects accepted (monitoring.coreos.com against stand-in CRDs)`);
         const left = spawnSync(kubectl, ['--kubeconfig', kubeconfig, 'get', 'deployments,services,configmaps', '-n', 'c5c3-system', '-o', 'name'], { encoding: 'utf8' });
         check(left.status === 0 && !/c5c3-hooks/.test(left.stdout), `a dry run creates nothing: ${left.stdout}${left.stderr}`);
+        // The quickstart's ControlPlane goes into MANAGED_NS ('openstack'), which its own
+        // `kubectl create namespace` would make.
+        await ensureNamespace(ctx, MANAGED_NS);
+        for (const line of runQuickstart(tools, kubeconfig, ctx.h.paths.run)) console.log(`    README quickstart: ${line}`);
       },
     },
   ];

@@ -28,7 +28,7 @@ export function scenarios(shared: string): Scenario[] {
     ...realCloudScenarios(), // 26: the compute cloud
     ...realScheduledScenarios(shared), // 23, 24
     ...chartScenarios(), // 30: the Helm chart, the alert rules
-    ...backupScenarios(), // 31: the database backup and its restore
+    ...backupScenarios(), // 31: the database backup and its restore; 42: keeping the database
     ...faultScenarios(shared), // 32-40: components stopped, restarted, killed, emptied; children edited by hand
     ...fleetScenarios(shared), // 25, with Metacontroller restarted while the fleet is converged
   ];

@@ -1,7 +1,7 @@
 // Scheduled rotation against the real Keystone and K-ORC (issue 31). A day cannot pass in a test:
-// the scenario moves the hooks' clock with the service's replay setting CLOCK (README "Replaying a
-// hook call": a fixed instant, never for a cluster), restarting the service past the rotation
-// point, and back to the wall clock afterwards. Keystone, K-ORC and ESO keep real time; the
+// the scenario moves the hooks' clock with the service's replay setting CLOCK (README "Replay a
+// hook call", docs/configuration.md `CLOCK`: a fixed instant, never for a cluster), restarting the
+// service past the rotation point, and back to the wall clock afterwards. Keystone, K-ORC and ESO keep real time; the
 // expiries the hook sets are in the future for Keystone either way.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

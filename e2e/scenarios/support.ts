@@ -163,7 +163,7 @@ export const childLabel = (l: Obj) => {
 };
 
 /**
- * The takeover runbook (README "Taking over from the reference operator") on a converged
+ * The takeover runbook (docs/hooks.md "Taking over from the reference operator") on a converged
  * ControlPlane: Metacontroller's CompositeController removed (the children stay) and every trace
  * of it and of this service's bookkeeping removed from the objects — what the Go operator leaves
  * behind (controller owner reference, no controller-uid label, finalizer c5c3.io/orc-teardown on

@@ -1,4 +1,4 @@
-// Release upgrades (README "Release upgrades"): a brownfield ControlPlane of its own at 2025.1 with
+// Release upgrades (docs/hooks.md "Release upgrades"): a brownfield ControlPlane of its own at 2025.1 with
 // a one-minute rollout deadline, upgraded to 2025.2 (every phase, Complete), then to 2026.1 while
 // the stand-in Keystone operator never gets Ready with that image (World.keystoneImagesNeverReady):
 // rolled back, 2025.2 held, Ready=False/RolledBack. Nothing deleted or minted on the way.

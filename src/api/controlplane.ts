@@ -48,7 +48,7 @@ export const ROTATION_MODES = ['PasswordDriven', 'Scheduled', 'Manual'] as const
 /** How the admin application credential rotates (spec.korc.adminCredential.applicationCredential.rotation.mode). */
 export type RotationMode = (typeof ROTATION_MODES)[number];
 export const TLS_MODES = ['prefer', 'require', 'verify-ca', 'verify-full'] as const;
-/** Seed 002's rollout phases (README "Release upgrades"); Idle at rest. */
+/** Seed 002's rollout phases (docs/hooks.md "Release upgrades"); Idle at rest. */
 export const UPDATE_PHASES = ['Idle', 'Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'RollingBack'] as const;
 export const UPDATE_RESULTS = ['Complete', 'RolledBack', 'Cancelled'] as const;
 
@@ -490,7 +490,7 @@ export const ControlPlaneStatus = Type.Object(
       }),
     ),
     updatePhase: Type.Optional(
-      StringEnum(UPDATE_PHASES, { description: 'Release-rollout phase (README "Release upgrades"); Idle at rest.' }),
+      StringEnum(UPDATE_PHASES, { description: 'Release-rollout phase (docs/hooks.md "Release upgrades"); Idle at rest.' }),
     ),
   },
   { description: 'Observed state of a ControlPlane.' },

@@ -1,7 +1,7 @@
 // The files of the Helm chart (charts/c5c3-hooks) that have another source in this repository,
 // written by `npm run gen` so there is one source for both install paths:
 // - crds/: the CRDs of manifests/crds/, byte for byte (Helm installs crds/ before the templates,
-//   and never upgrades or deletes them: README "Installing with Helm");
+//   and never upgrades or deletes them: docs/operations.md "Installing with Helm");
 // - templates/metacontroller-*.yaml: the controllers of metacontroller/, behind
 //   `metacontroller.controllers.enabled`, calling the release's Service in the release namespace
 //   (and over https with `config.tlsSecretName`), their resync period from the values.

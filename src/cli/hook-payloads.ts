@@ -137,7 +137,7 @@ export const RUNS: Run[] = [
     phases: ['converge', ...SCENARIOS.aggregate!],
     hooks: ['secretaggregate-sync', 'secretaggregate-customize'],
   },
-  // A ControlPlane taken over from the reference operator (README "Taking over…"): the first
+  // A ControlPlane taken over from the reference operator (docs/hooks.md "Taking over…"): the first
   // calls Metacontroller makes after the cutover, with no bookkeeping of ours on the children.
   { name: 'takeover', controlPlane: MANAGED, phases: ['converge', ...SCENARIOS.takeover!], hooks: ['controlplane-sync'], keepPhases: ['takeover'] },
   { name: 'backup', controlPlane: BACKUP, phases: ['converge', ...SCENARIOS.backup!], hooks: ['controlplane-sync'], keepPhases: SCENARIOS.backup! },

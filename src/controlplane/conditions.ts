@@ -147,7 +147,7 @@ const CHAIN_REASON = {
   // Finalize
   FinalizingORC: 'FinalizingORC',
   ORCTeardownStalled: 'ORCTeardownStalled',
-  // Release rollout (docs/architecture.md §6.1, README "Release upgrades"): refusals
+  // Release rollout (docs/architecture.md §6.1, docs/hooks.md "Release upgrades"): refusals
   // (KeystoneReady), the Keystone phases (KeystoneReady), the Ready aggregate while a rollout
   // runs and after a rollback, and why a rollout failed (status.lastUpdate.reason).
   DowngradeRefused: 'DowngradeRefused',

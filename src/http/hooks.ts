@@ -10,6 +10,7 @@ import type { CaptureWriter } from '../capture/capture.js';
 import type { Metrics } from '../metrics.js';
 import { conditionLabels, countConditions, initConditionSeries } from './condition-metrics.js';
 import { answerComputed, CallWatch } from './kept-answers.js';
+import { parentOf } from './parent-of.js';
 import { seededRandom } from '../random.js';
 import { HOOK_ROUTES, type HookContext, type HookRunner } from '../routes.js';
 import type { StageTrace } from '../controlplane/pipeline.js';
@@ -55,21 +56,24 @@ export const hooksPlugin = fp(
       const at = options.clock();
       // What the answer depends on beyond the request's bytes (kept-answers.ts).
       const watch = new CallWatch();
+      // Every line this call logs names its parent, as its request line does (request-log.ts).
+      const parent = parentOf(call.body);
+      const log = parent === undefined ? call.log : call.log.child({ parent });
       const context = (): HookContext =>
         watch.watch({
           clock: () => at,
           random: options.randomSeed === undefined ? options.random : seededRandom(options.randomSeed),
           onStage,
-          onEvent: (event) => call.log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
+          onEvent: (event) => log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
         });
       const response = answerShared(call.body, answer, context, () => {
         watch.taint();
-        call.log.error({ hook: call.path }, 'the hook failed on its shared (frozen) request; answered from a private copy');
+        log.error({ hook: call.path }, 'the hook failed on its shared (frozen) request; answered from a private copy');
       });
       capture?.write(call.path, at, call.body, response, options.randomSeed);
       const conditions = CONTROLPLANE_ANSWERS.has(call.path) ? conditionLabels(response) : [];
       countConditions(metrics, conditions);
-      answerComputed(call.request, { repeatable: () => watch.repeatable, conditions });
+      answerComputed(call.request, { repeatable: () => watch.repeatable, conditions, parent });
       return response;
     };
     for (const route of HOOK_ROUTES) route.register(app, run);

@@ -33,6 +33,7 @@ import type { CaptureWriter } from '../capture/capture.js';
 import type { HookContext } from '../routes.js';
 import { countConditions, type ConditionLabels } from './condition-metrics.js';
 import { hookOf } from './hook-of.js';
+import { noteParent } from './parent-of.js';
 import { watchedInstant } from './watched-instant.js';
 
 /**
@@ -46,6 +47,8 @@ interface KeptAnswer {
   text: Buffer;
   /** The ControlPlane conditions it carries, counted on every call it answers. */
   conditions: readonly ConditionLabels[];
+  /** The parent it answered (parent-of.ts), for the log line of every call it answers unparsed. */
+  parent: string | undefined;
 }
 
 /** How a computed answer may be kept (hooks.ts tells it, once the answer is computed). */
@@ -53,6 +56,7 @@ export interface Repeatable {
   /** Whether the answer read neither clock nor random, logged no event and failed no stage (asked once it is serialized). */
   repeatable: () => boolean;
   conditions: readonly ConditionLabels[];
+  parent: string | undefined;
 }
 
 interface Call {
@@ -151,6 +155,7 @@ export const keptAnswersPlugin = fp(
     app.addHook('preValidation', async (request, reply) => {
       const { kept, text } = CALLS.get(request) ?? {};
       if (kept === undefined) return;
+      noteParent(request, kept.parent);
       countConditions(metrics, kept.conditions);
       const answer = inflateRawSync(kept.text);
       if (capture !== undefined && text !== undefined) {
@@ -162,7 +167,7 @@ export const keptAnswersPlugin = fp(
       const call = CALLS.get(request);
       const { key, answer } = call ?? {};
       if (key !== undefined && answer !== undefined && call?.cameBefore && reply.statusCode === 200 && typeof payload === 'string' && answer.repeatable()) {
-        KEPT.set(key, { text: deflateOwn(payload), conditions: answer.conditions });
+        KEPT.set(key, { text: deflateOwn(payload), conditions: answer.conditions, parent: answer.parent });
       }
       return payload;
     });

@@ -57,7 +57,7 @@ export const BACKUP_PHASES: Record<string, Phase> = {
   'backup-recovers': knobPhase('backup-recovers', 'the backup Job succeeds again', false, 'BackupSucceeded'),
   restore: {
     name: 'restore',
-    title: 'Restore from the Backup into the managed MariaDB (README "Restoring the database")',
+    title: 'Restore from the Backup into the managed MariaDB (docs/operations.md "Restoring the database")',
     act: (ctx) => {
       if (!declared(ctx)) return;
       // Keystone's database moves on after the backup; the restore must bring it back.
@@ -78,7 +78,7 @@ export const BACKUP_PHASES: Record<string, Phase> = {
       if (!declared(ctx)) return [];
       const problems = unchanged(ctx);
       // The backup was taken after the credential was minted: the restored Keystone still knows it
-      // (a backup older than the last mint would not: README, "Restoring the database").
+      // (a backup older than the last mint would not: docs/operations.md, "Restoring the database").
       const id = adminCredentialId(ctx);
       if (id === undefined || !ctx.sim.world.openstack.applicationCredentials.has(id)) problems.push(`the restored Keystone database does not hold the admin application credential ${id}`);
       return problems;

@@ -1,4 +1,4 @@
-// Taking over a ControlPlane from the reference Go operator (README "Taking over from the
+// Taking over a ControlPlane from the reference Go operator (docs/hooks.md "Taking over from the
 // reference operator"). `reference-operator` stops Metacontroller and leaves the world as the Go
 // operator leaves it: children controlled by the ControlPlane (controller owner reference) but
 // without Metacontroller's `controller-uid` label and last-applied annotation, none of this

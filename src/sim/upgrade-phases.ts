@@ -1,4 +1,4 @@
-// Release upgrades (README "Release upgrades"): `upgrade` moves the running release one forward
+// Release upgrades (docs/hooks.md "Release upgrades"): `upgrade` moves the running release one forward
 // and must walk every rollout phase to Complete; `upgrade-fails` does the same while the stand-in
 // Keystone operator never gets Ready with the new image (World.keystoneImagesNeverReady), so the
 // rollout must hit its deadline, roll back and hold the old release (`RolledBack`);

@@ -58,7 +58,7 @@ const ADDED_DEFAULTS: Record<string, unknown> = {
   'spec.korc.adminCredential.cloudCredentialsRef': {},
   'spec.korc.adminCredential.passwordSecretRef': { key: 'password', name: 'keystone-admin' },
   'spec.korc.adminCredential.passwordSecretRef.key': 'password',
-  // The rollout deadline of the phased updates (README "Release upgrades").
+  // The rollout deadline of the phased updates (docs/hooks.md "Release upgrades").
   'spec.rolloutDeadline': DEFAULTS.rolloutDeadline,
 };
 // Stricter than the reference CRD, as the reference webhook was.
@@ -84,7 +84,7 @@ const ADDED_FIELDS = new Set([
   'SecretAggregate status.observedGeneration',
   'CredentialRotation status.lastTriggeredTime',
   'ControlPlane status.unappliedChildren',
-  // The release rollout (docs/architecture.md §6.1, README "Release upgrades").
+  // The release rollout (docs/architecture.md §6.1, docs/hooks.md "Release upgrades").
   'ControlPlane spec.rolloutDeadline',
   'ControlPlane status.rollout',
   'ControlPlane status.lastUpdate',

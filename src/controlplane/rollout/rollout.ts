@@ -1,4 +1,4 @@
-// The release rollout (docs/architecture.md §6.1, README "Release upgrades"), stateless: the
+// The release rollout (docs/architecture.md §6.1, docs/hooks.md "Release upgrades"), stateless: the
 // phase and everything it needs live in the ControlPlane's status (rollout-state.ts). Each sync
 // calls `planRollout` before the stage pipeline (which image the Keystone stage projects, whether
 // a re-mint may start) and `finishRollout` after it (the phase's exit test on what the pipeline
