@@ -202,3 +202,13 @@ t.test('the rollout hash is the rollout identity: the same per rollout, another 
   t.equal(rolloutHash(r), rolloutHash(structuredClone(r)));
   t.not(rolloutHash(r), rolloutHash({ ...r, startedAt: '2026-01-02T00:00:00.000Z' }), 'a rollout started again gets another Job');
 });
+
+t.test('a spec.verification the schema refuses: KeystoneReady InvalidSpec naming it, never a 500, nothing dropped', async (t) => {
+  const app = await server({ now: FIXED_NOW });
+  t.teardown(() => app.close());
+  const world = await running(app);
+  const bad = edited(world, (s) => (s.verification = { tempest: { concurrency: 'many' } }));
+  const next = await step(app, bad, operators({ outcome: 'running' }));
+  t.match(conditionOf(next.response.status, 'KeystoneReady'), { status: 'False', reason: 'InvalidSpec', message: /spec\.verification\.tempest\.concurrency/ });
+  t.same(ids(next.response.children), ids(world.response.children), 'every child kept');
+});
