@@ -212,3 +212,16 @@ t.test('a spec.verification the schema refuses: KeystoneReady InvalidSpec naming
   t.match(conditionOf(next.response.status, 'KeystoneReady'), { status: 'False', reason: 'InvalidSpec', message: /spec\.verification\.tempest\.concurrency/ });
   t.same(ids(next.response.children), ids(world.response.children), 'every child kept');
 });
+
+t.test('a ControlPlane name over the budget (admitted without the CEL rule): VerificationFailed at once with the reason, no Job', async (t) => {
+  const app = await server({ now: FIXED_NOW });
+  t.teardown(() => app.close());
+  const cp = managedCP();
+  cp.metadata.name = 'x'.repeat(43);
+  cp.spec.openStackRelease = '2025.1';
+  cp.spec.verification = { tempest: TEMPEST };
+  let world = await converge(app, cp, undefined, operators({ outcome: 'running' }));
+  world = await until(app, edited(world, (s) => (s.openStackRelease = '2025.2')), operators({ outcome: 'running' }), 'RollingBack');
+  t.match(world.response.status.rollout.failure, { reason: 'VerificationFailed', message: /longer than 63 characters: the ControlPlane's name must be at most 42/ });
+  t.same(jobsOf(world.response.children), [], 'no Job the API server would refuse');
+});

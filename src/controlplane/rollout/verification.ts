@@ -11,7 +11,7 @@
 // Keystone credential chain only.
 import { createHash } from 'node:crypto';
 import type { ControlPlaneSpec } from '../../api/controlplane.js';
-import { TEMPEST_DEFAULTS, TEMPEST_IMAGE_REPOSITORY, TEMPEST_IMAGES, VERIFY_HASH_LENGTH } from '../../api/verification.js';
+import { TEMPEST_DEFAULTS, TEMPEST_IMAGE_REPOSITORY, TEMPEST_IMAGES, VERIFY_HASH_LENGTH, VERIFY_NAME_BUDGET } from '../../api/verification.js';
 import { verificationName, verificationPrefix } from '../../api/child-names.js';
 import { findCondition } from '../../k8s/conditions.js';
 import { GVK } from '../../k8s/kinds.js';
@@ -23,6 +23,9 @@ import { effectiveAdminPasswordRef } from '../spec.js';
 import type { Rollout, RolloutVerification } from './rollout-state.js';
 import { deadlineSeconds } from './rollout.js';
 import { TEMPEST_PASSWORD_ENV, tempestConf } from './tempest-conf.js';
+
+/** The Job controller labels its pods with the Job's name: a label value. */
+const MAX_JOB_NAME = 63;
 
 /** Label on the verification Job and ConfigMap (for people and `kubectl get -l`). */
 export const VERIFICATION_LABEL = 'c5c3.io/verification';
@@ -178,6 +181,11 @@ export function verificationPass(cp: ControlPlaneRef, spec: ControlPlaneSpec, r:
   const settings = tempestSettings(spec, r.to.release);
   if (!settings) return undefined;
   const name = verificationJobName(cp.name, r);
+  // Admission keeps the name within 63 (VERIFICATION_ROOT_RULES); a ControlPlane admitted without
+  // that rule gets the reason now rather than a Job the API server refuses and a wait for the deadline.
+  if (name.length > MAX_JOB_NAME) {
+    return { verdict: { job: name, state: 'Failed', message: `the Job name ${name} is longer than ${MAX_JOB_NAME} characters: the ControlPlane's name must be at most ${VERIFY_NAME_BUDGET}` }, settings, children: [] };
+  }
   const verdict = jobVerdict(observed.get(GVK.Job, cp.namespace, name), name);
   return { verdict, settings, children: verificationChildren(cp, spec, r, settings) };
 }
