@@ -141,12 +141,13 @@ t.test('Metacontroller objects call the Service with v2 hooks in strict mode', a
   for (const route of HOOK_ROUTES) t.ok(hookPaths.includes(route.path), `${route.path} is wired to a controller`);
 });
 
-t.test('the CompositeController owns every child kind, updated in place', async (t) => {
+t.test('the CompositeController owns every child kind, updated in place but the Job', async (t) => {
   t.equal(composite.spec.generateSelector, true);
   t.same(composite.spec.parentResource, { apiVersion: 'c5c3.io/v1alpha1', resource: 'controlplanes' });
   const declared = composite.spec.childResources.map((c: Obj) => `${c.apiVersion} ${c.resource}`).sort();
   t.same(declared, CONTROLPLANE_CHILD_KINDS.map((k) => `${k.apiVersion} ${k.resource}`).sort());
-  for (const child of composite.spec.childResources) t.equal(child.updateStrategy?.method, 'InPlace', child.resource);
+  // The verification Job OnDelete (its pod template is immutable; one per rollout), every other kind in place.
+  for (const child of composite.spec.childResources) t.equal(child.updateStrategy?.method, child.resource === 'jobs' ? 'OnDelete' : 'InPlace', child.resource);
   t.same(Object.keys(composite.spec.hooks).sort(), ['customize', 'finalize', 'sync']);
 });
 

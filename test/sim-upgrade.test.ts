@@ -13,7 +13,7 @@ t.test('the upgrade scenarios are listed and start one release early', async (t)
   t.same(SCENARIOS.upgrade, ['upgrade']);
   t.same(SCENARIOS['upgrade-fails'], ['upgrade-fails']);
   t.same(SCENARIOS['upgrade-refused'], ['upgrade-refused']);
-  t.same([...SCENARIO_STARTS_ONE_RELEASE_EARLIER].sort(), ['upgrade', 'upgrade-fails']);
+  t.same([...SCENARIO_STARTS_ONE_RELEASE_EARLIER].sort(), ['upgrade', 'upgrade-fails', 'upgrade-verification-fails', 'upgrade-verified']);
 });
 
 for (const [mode, input] of [['managed', managedCP], ['brownfield', brownfieldCP]] as const) {

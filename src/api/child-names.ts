@@ -112,3 +112,12 @@ export function accountNames(cp: string, svc: string, key: string) {
 export function sharedServiceAccountNames(cp: string) {
   return { project: `${cp}-project-service`, role: `${cp}-role-service`, roleOf: (role: string) => `${cp}-role-${role}` };
 }
+
+/**
+ * The Tempest Job of a rollout's verification and the ConfigMap with its tempest.conf (same
+ * name): `{cp}-verify-<release>-<6 hex of the rollout's identity>`, at most 63 characters
+ * (verification.ts VERIFY_NAME_BUDGET bounds the ControlPlane's name).
+ */
+export const verificationName = (cp: string, release: string, hash: string) => `${cp}-verify-${release}-${hash}`;
+/** Every verification child of `cp` starts with this (a finished rollout's are released by it). */
+export const verificationPrefix = (cp: string) => `${cp}-verify-`;

@@ -25,6 +25,7 @@ import { Gateway, PolicySpec } from './service-fields.js';
 import { ownedNameRule } from './owned-names.js';
 import { TRANSPORT_URL_KEY } from './child-names.js';
 import { BACKUP_MANAGED_ONLY, DatabaseBackup } from './database-backup.js';
+import { VERIFICATION_ROOT_RULES, Verification } from './verification.js';
 
 /** The reference webhook's defaults, named once: the schema, the docs and the tests use them. */
 export const DEFAULTS = {
@@ -51,6 +52,8 @@ export const TLS_MODES = ['prefer', 'require', 'verify-ca', 'verify-full'] as co
 /** Seed 002's rollout phases (docs/hooks.md "Release upgrades"); Idle at rest. */
 export const UPDATE_PHASES = ['Idle', 'Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'RollingBack'] as const;
 export const UPDATE_RESULTS = ['Complete', 'RolledBack', 'Cancelled'] as const;
+/** The Verifying phase's Tempest Job (status.rollout.verification.state): the Job controller's Complete / Failed, else Running. */
+export const VERIFICATION_STATES = ['Running', 'Succeeded', 'Failed'] as const;
 
 /** A Go duration of whole h/m/s components between 1m and 24h (the rollout deadline). */
 export const ROLLOUT_DEADLINE_RULE =
@@ -372,6 +375,7 @@ export const ControlPlaneSpec = Type.Object(
       { keystone: Keystone, ...SERVICE_SCHEMAS },
       { description: 'Per-service configuration projected into the service CRs.' },
     ),
+    verification: Type.Optional(Verification),
   },
   { description: 'Desired state of a ControlPlane.', ...cel(...SERVICE_REQUIREMENT_RULES) } as KubeOptions,
 );
@@ -447,6 +451,16 @@ export const RolloutStatus = Type.Object(
     ),
     from: RunningTarget('The last known-good release and image, restored on rollback.'),
     generation: Int64({ description: 'The ControlPlane generation the rollout (or its failure) was decided at.' }),
+    verification: Type.Optional(
+      Type.Object(
+        {
+          job: Type.String({ maxLength: 63, description: 'The Tempest Job ({name}-verify-<release>-<hash>).' }),
+          message: Type.Optional(Type.String({ maxLength: 32768, description: 'What the Job status says (its Failed condition).' })),
+          state: StringEnum(VERIFICATION_STATES, { description: 'Running, Succeeded (the Job is Complete) or Failed.' }),
+        },
+        { description: 'The Tempest run of the Verifying phase (spec.verification.tempest).' },
+      ),
+    ),
     phaseStartedAt: Type.String({ format: 'date-time', description: 'When the current phase began (its deadline counts from here).' }),
     startedAt: Type.String({ format: 'date-time', description: 'When the rollout began.' }),
     to: RunningTarget('The release and image being rolled out.'),
@@ -510,6 +524,7 @@ export const ControlPlane = CustomResource(
     },
     // The services' own rules that need the ControlPlane's name (a Cinder backend's name budget).
     ...SERVICES.flatMap((d) => ('rootRules' in d && d.rootRules ? d.rootRules : [])),
+    ...VERIFICATION_ROOT_RULES,
   ),
 );
 

@@ -9,7 +9,8 @@ import type { Stage } from './stage.js';
 import { buildStatus } from './status.js';
 import { readRequest } from './request-reading.js';
 import { credentialStatus } from './credential/credential-status.js';
-import { carriedRollout, finishRollout, planRollout, stageView, stayed, type RolloutOutcome, type RolloutPlan } from './rollout/rollout.js';
+import { carriedRollout, finishRollout, planRollout, stageView, stayed, withVerification, type RolloutOutcome, type RolloutPlan } from './rollout/rollout.js';
+import { verificationPass, withVerificationChildren, type VerificationPass } from './rollout/verification.js';
 import { GVK } from '../k8s/kinds.js';
 import { childNames } from './names.js';
 import { recoverOpenBao } from './openbao-backups.js';
@@ -53,13 +54,23 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   }
 
   // A release rollout (rollout/rollout.ts): planned before the stages, its phase exit decided after.
-  const plan = planRollout({
-    spec,
-    generation: cp.generation,
-    previous: reading.rollout,
-    observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
-    now: () => context.now,
-  });
+  // Verifying with spec.verification.tempest (rollout/verification.ts): the Tempest Job's verdict
+  // joins the plan, and the Job and its ConfigMap are asked for.
+  const verifying = (p: RolloutPlan): { plan: RolloutPlan; pass?: VerificationPass } => {
+    const r = p.memory.rollout;
+    const pass = r && p.memory.phase === 'Verifying' ? verificationPass(cp, spec, r, children) : undefined;
+    return pass ? { plan: withVerification(p, pass.verdict, pass.settings.deadlineSeconds, pass.settings.deadline), pass } : { plan: p };
+  };
+  const planned = verifying(
+    planRollout({
+      spec,
+      generation: cp.generation,
+      previous: reading.rollout,
+      observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
+      now: () => context.now,
+    }),
+  );
+  const plan = planned.plan;
   const run = (p: RolloutPlan) =>
     runPipeline(
       { cp, spec, specErrors: errors, resolved, children, related, previous, credential, parentAnnotations: reading.annotations, now: context.now, random: context.random, rollout: stageView(p) },
@@ -71,15 +82,21 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   let result = run(plan);
   const step = finishRollout(plan, result.decided, context.now, result.resyncAfterSeconds);
   let update: RolloutOutcome;
+  let verification = planned.pass;
   if (step.kind === 'moved') {
     // The rollout entered a new phase: the stages run again so the answer projects that phase
     // (at most one phase per answer: the entered phase's exit is tested on the next call).
-    result = run(step.plan);
-    update = stayed(step.plan, context.now, result.resyncAfterSeconds);
+    const entered = verifying(step.plan);
+    verification = entered.pass;
+    result = run(entered.plan);
+    update = stayed(entered.plan, context.now, result.resyncAfterSeconds);
   } else update = step.outcome;
+  // The Job of a rollout that just left Verifying stays for this answer; later ones release it.
+  const leftVerifying = step.kind === 'moved' && plan.memory.phase === 'Verifying';
+  const verified = withVerificationChildren(result.children, cp, verification?.children, leftVerifying);
   for (const trace of result.trace) context.onStage?.(trace);
   // An OpenBao that lost what it held (openbao-backups.ts): every backup pushed again, named in Ready.
-  const openBao = recoverOpenBao(result.children, children, secretStoreReady(related));
+  const openBao = recoverOpenBao(verified.children, children, secretStoreReady(related));
   const response: CompositeHookResponse = {
     status: buildStatus({ ...statusBase, decided: result.decided, unapplied: result.unapplied, update, openBao: openBao.report }),
     children: openBao.children,

@@ -9,6 +9,10 @@ export type { KindInfo };
 
 export const GVK = {
   Secret: kind('v1', 'Secret', 'secrets'),
+  /** The tempest.conf of a rollout's verification (rollout/verification.ts). */
+  ConfigMap: kind('v1', 'ConfigMap', 'configmaps'),
+  /** The Tempest run of a rollout's Verifying phase (rollout/verification.ts). */
+  Job: kind('batch/v1', 'Job', 'jobs'),
   MariaDB: kind('k8s.mariadb.com/v1alpha1', 'MariaDB', 'mariadbs'),
   /** mariadb-operator's scheduled backup of a MariaDB (the database backup, docs/architecture.md §2.15). */
   Backup: kind('k8s.mariadb.com/v1alpha1', 'Backup', 'backups'),
@@ -64,5 +68,13 @@ export const CONTROLPLANE_CHILD_KINDS: readonly KindInfo[] = [
   GVK.Role,
   GVK.RoleAssignment,
   GVK.Backup,
+  GVK.ConfigMap,
+  GVK.Job,
   ...SERVICE_KINDS,
 ];
+
+/**
+ * Child kinds Metacontroller never updates in place (updateStrategy OnDelete): a Job's pod template
+ * is immutable, and a verification Job is asked for once per rollout and never changed.
+ */
+export const ON_DELETE_CHILD_KINDS: ReadonlySet<string> = new Set([GVK.Job.kind]);

@@ -109,14 +109,19 @@ abstract class Controller {
 /** The CompositeController of the ControlPlane (metacontroller/controlplane-compositecontroller.yaml). */
 export class CompositeController extends Controller {
   private readonly childKinds: KindInfo[];
+  /** Kinds with updateStrategy OnDelete: an observed child of one is never updated (Job). */
+  private readonly onDelete: Set<string>;
   /** When the hook last asked to be called again (ms since epoch), per parent uid. */
   readonly resyncAt = new Map<string, number>();
 
   constructor(cluster: Cluster, object: Obj, call: HookCaller) {
     super(cluster, object, call);
     this.childKinds = (object.spec.childResources as Obj[]).map((r) => kindOfRule(r as { apiVersion: string; resource: string }));
+    this.onDelete = new Set();
     for (const r of object.spec.childResources as Obj[]) {
-      if (r.updateStrategy?.method !== 'InPlace') throw new Error(`only InPlace updates are modelled (${r.resource})`);
+      const method = r.updateStrategy?.method;
+      if (method === 'OnDelete') this.onDelete.add(kindOfRule(r as { apiVersion: string; resource: string }).kind);
+      else if (method !== 'InPlace') throw new Error(`only InPlace and OnDelete updates are modelled (${r.resource})`);
     }
   }
 
@@ -197,7 +202,7 @@ export class CompositeController extends Controller {
     const current = this.cluster.get(ref);
     const gcFinalizer = (current?.metadata.finalizers ?? []).some((f: string) => f === 'foregroundDeletion' || f === 'orphan');
     const shouldFinalize = !!current && (current.metadata.finalizers ?? []).includes(this.finalizer) && !gcFinalizer;
-    if (!deleting || shouldFinalize) manageChildren(this.cluster, parent, observed, (response.children ?? []) as Obj[]);
+    if (!deleting || shouldFinalize) manageChildren(this.cluster, parent, observed, (response.children ?? []) as Obj[], 'metacontroller', this.onDelete);
     const status = { ...(response.status ?? {}), observedGeneration: parent.metadata.generation };
     this.cluster.updateStatus(ref, status, by);
   }
@@ -211,7 +216,7 @@ export class CompositeController extends Controller {
  * by the three-way merge, Terminating ones left alone. The API server's part (uids, generation,
  * resourceVersion, finalizers) is `cluster`'s.
  */
-export function manageChildren(cluster: Cluster, parent: Obj, observed: Obj[], desiredList: Obj[], by = 'metacontroller'): void {
+export function manageChildren(cluster: Cluster, parent: Obj, observed: Obj[], desiredList: Obj[], by = 'metacontroller', onDelete: ReadonlySet<string> = new Set()): void {
   const desired = desiredList.map((d) => {
     const c = structuredClone(d);
     c.metadata.namespace ||= parent.metadata.namespace;
@@ -239,7 +244,8 @@ export function manageChildren(cluster: Cluster, parent: Obj, observed: Obj[], d
       if (!cluster.create(create, by)) cluster.changes.push({ verb: 'updated', object: `${labelOf(d)} (AlreadyExists, swallowed)`, by });
       continue;
     }
-    if (live.metadata.deletionTimestamp) continue;
+    // OnDelete (pkg/controller/common updateStrategy): an existing child is left as it is.
+    if (live.metadata.deletionTimestamp || onDelete.has(live.kind)) continue;
     const last = live.metadata.annotations?.[LAST_APPLIED];
     const merged = merge(live, last ? JSON.parse(last) : undefined, d) as Obj;
     for (const field of SYSTEM_FIELDS) {

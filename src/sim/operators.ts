@@ -9,6 +9,7 @@ import { refOf, labelOf } from './cluster.js';
 import { ESO_READ_FAILURE, ESO_REASON, ESO_TARGET, esoDataHash, esoResourceVersion } from '../k8s/eso.js';
 import { SERVICES, type Service, type ServiceName } from '../api/services/index.js';
 import { backupStatusOf, mariadbBackups, type BackupRecord, type CatalogRow } from './mariadb-backups.js';
+import { jobs } from './jobs.js';
 import { condition } from './conditions.js';
 import { terminalError } from '../k8s/orc.js';
 
@@ -87,6 +88,8 @@ export interface World {
    * (DeleteResource reads onDelete before that lookup).
    */
   korcAmbiguousAdoption: Set<string>;
+  /** Failure knob of the stand-in Job controller (jobs.ts): every Job that ends fails. */
+  jobsFail: boolean;
 }
 
 /** K-ORC's terminal error of an ambiguous adoption lookup (resource_actions.go getResourceForAdoption, c22784ca). */
@@ -105,6 +108,7 @@ export function newWorld(cluster: Cluster): World {
     backupsFail: false,
     korcTerminal: new Map(),
     korcAmbiguousAdoption: new Set(),
+    jobsFail: false,
   };
 }
 
@@ -753,6 +757,7 @@ export const OPERATORS = {
   'k-orc': korc,
   rabbitmq,
   ovn: ovnCentrals,
+  'job-controller': jobs,
   // One per service beside Keystone, in SERVICES order.
   ...(Object.fromEntries(SERVICES.map((d) => [d.name, serviceOperator(d)])) as Record<ServiceName, (w: World) => void>),
 } as const;

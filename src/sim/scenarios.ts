@@ -12,6 +12,7 @@ export { adminCredentialId, conditionOf, controlPlaneReady, type Phase, type Pha
 import { AGGREGATE_PHASES } from './aggregate-phases.js';
 import { TAKEOVER_PHASES } from './takeover-phases.js';
 import { UPGRADE_PHASES } from './upgrade-phases.js';
+import { VERIFICATION_PHASES } from './verification-phases.js';
 import { SCHEDULED_PHASES } from './scheduled-phases.js';
 import { SERVICE_PHASES } from './service-phases.js';
 import { SERVICES, SERVICE_KINDS } from '../api/services/index.js';
@@ -171,6 +172,7 @@ export const PHASES: Record<string, Phase> = {
   ...AGGREGATE_PHASES,
   ...TAKEOVER_PHASES,
   ...UPGRADE_PHASES,
+  ...VERIFICATION_PHASES,
   ...SCHEDULED_PHASES,
   ...BACKUP_PHASES,
   ...SERVICE_PHASES,
@@ -189,6 +191,8 @@ export const SCENARIOS: Record<string, string[]> = {
   upgrade: ['upgrade'],
   'upgrade-fails': ['upgrade-fails'],
   'upgrade-refused': ['upgrade-refused'],
+  'upgrade-verified': ['upgrade-verified'],
+  'upgrade-verification-fails': ['upgrade-verification-fails'],
   scheduled: ['scheduled', 'scheduled-outage'],
   'rotate-service-password': ['rotate-service-password'],
   backup: ['backup', 'backup-fails', 'backup-recovers', 'restore'],

@@ -13,37 +13,39 @@ import { nextRelease, previousRelease } from '../controlplane/rollout/release-pa
 import type { Obj } from './cluster.js';
 import { conditionOf, type Phase, type PhaseContext } from './phase.js';
 
-export const SCENARIO_STARTS_ONE_RELEASE_EARLIER = new Set(['upgrade', 'upgrade-fails']);
+export const SCENARIO_STARTS_ONE_RELEASE_EARLIER = new Set(['upgrade', 'upgrade-fails', 'upgrade-verified', 'upgrade-verification-fails']);
 
-const ROLLOUT_PHASES = ['Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'Idle'];
+export const ROLLOUT_PHASES = ['Validating', 'UpdatingInfra', 'UpdatingKeystone', 'UpdatingServices', 'Verifying', 'Complete', 'Idle'];
 
-const keystoneOf = (ctx: PhaseContext): Obj | undefined =>
+export const keystoneOf = (ctx: PhaseContext): Obj | undefined =>
   ctx.sim.get({ apiVersion: 'keystone.openstack.c5c3.io/v1alpha1', kind: 'Keystone', namespace: ctx.cp.namespace, name: childNames(ctx.cp.name).keystone });
-const imageOf = (k: Obj | undefined) => (k?.spec?.image ? `${k.spec.image.repository}:${k.spec.image.tag}` : undefined);
-const releaseOf = (ctx: PhaseContext): string => ctx.sim.get(ctx.cp)?.status?.services?.find((s: Obj) => s.name === 'keystone')?.release;
-const phaseOf = (ctx: PhaseContext): string | undefined => ctx.sim.get(ctx.cp)?.status?.updatePhase;
-const lastUpdate = (ctx: PhaseContext): Obj | undefined => ctx.sim.get(ctx.cp)?.status?.lastUpdate;
+export const imageOf = (k: Obj | undefined) => (k?.spec?.image ? `${k.spec.image.repository}:${k.spec.image.tag}` : undefined);
+export const releaseOf = (ctx: PhaseContext): string => ctx.sim.get(ctx.cp)?.status?.services?.find((s: Obj) => s.name === 'keystone')?.release;
+export const phaseOf = (ctx: PhaseContext): string | undefined => ctx.sim.get(ctx.cp)?.status?.updatePhase;
+export const lastUpdate = (ctx: PhaseContext): Obj | undefined => ctx.sim.get(ctx.cp)?.status?.lastUpdate;
 
-/** The user sets spec.openStackRelease (the API server moves the generation). */
-function setRelease(ctx: PhaseContext, release: string): void {
+/** The user sets spec.openStackRelease, and what `edit` says in the same update (the API server moves the generation). */
+export function setRelease(ctx: PhaseContext, release: string, edit: (spec: Obj) => void = () => {}): void {
   const cp = structuredClone(ctx.sim.get(ctx.cp)!);
   ctx.before = JSON.stringify({ release: releaseOf(ctx), image: imageOf(keystoneOf(ctx)), id: ctx.startId });
   cp.spec.openStackRelease = release;
+  edit(cp.spec);
   ctx.sim.cluster.update(cp, 'user');
 }
 
-const before = (ctx: PhaseContext): { release: string; image: string; id: string | undefined } => JSON.parse(ctx.before ?? '{}');
+export const before = (ctx: PhaseContext): { release: string; image: string; id: string | undefined } => JSON.parse(ctx.before ?? '{}');
 
 /** The updatePhase values the phase went through, in order, repeats dropped. */
-function phasesSeen(ctx: PhaseContext): string[] {
+export function phasesSeen(ctx: PhaseContext): string[] {
   const seen = ctx.records.flatMap((r) => r.phases.filter((p) => p.object === `ControlPlane ${ctx.cp.name}`).map((p) => p.phase));
   return seen.filter((p, i) => p !== seen[i - 1]);
 }
 
-function unharmed(ctx: PhaseContext): string[] {
+/** Nothing deleted but what `expected` allows (a finished rollout's verification Job), no mint. */
+export function unharmed(ctx: PhaseContext, expected: (object: string) => boolean = () => false): string[] {
   const problems: string[] = [];
   const changes = ctx.records.flatMap((r) => r.changes);
-  for (const c of changes) if ((c.verb === 'deleting' || c.verb === 'deleted') && !c.object.startsWith('ControlPlane/')) problems.push(`${c.object} was deleted`);
+  for (const c of changes) if ((c.verb === 'deleting' || c.verb === 'deleted') && !c.object.startsWith('ControlPlane/') && !expected(c.object)) problems.push(`${c.object} was deleted`);
   const mints = ctx.sim.world.openstack.mints.length - ctx.startMints;
   if (mints !== 0) problems.push(`${mints} application credential(s) minted`);
   return problems;

@@ -112,6 +112,9 @@ const ADDED_FIELDS = new Set([
   // The description the managed Region {cp}-region sets on Keystone's region (issue 57; upstream's
   // later ControlPlane CRD has it: C5C3/cobaltcore controlplane-reconciler.md § reconcileCatalog).
   'ControlPlane spec.regionDescription',
+  // Tempest in the rollout's Verifying phase (seed 002 "post-update verification (Tempest if
+  // enabled)", issue 59; docs/verification.md).
+  'ControlPlane spec.verification',
 ]);
 
 function compare(t: Test, ref: Obj, mine: Obj | undefined, path: string, kind: string) {

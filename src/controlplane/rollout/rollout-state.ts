@@ -2,7 +2,7 @@
 // own status (status.updatePhase, status.rollout, status.lastUpdate, services[keystone].release),
 // written whole on every answer and read back here defensively. Anything malformed is dropped:
 // a broken rollout record reads as no rollout, a broken last-update record as none, never an error.
-import { UPDATE_PHASES, UPDATE_RESULTS } from '../../api/controlplane.js';
+import { UPDATE_PHASES, UPDATE_RESULTS, VERIFICATION_STATES } from '../../api/controlplane.js';
 import { at, isObject } from '../../k8s/read.js';
 import { parseRelease } from './release-path.js';
 import { readTime } from '../../k8s/time.js';
@@ -21,6 +21,13 @@ export interface Target {
   image: KeystoneImage;
 }
 
+/** The Tempest run of the Verifying phase (verification.ts), as status.rollout.verification names it. */
+export interface RolloutVerification {
+  job: string;
+  state: (typeof VERIFICATION_STATES)[number];
+  message?: string;
+}
+
 export interface Rollout {
   from: Target;
   to: Target;
@@ -28,6 +35,7 @@ export interface Rollout {
   phaseStartedAt: string;
   generation: number;
   failure?: { reason: string; message: string };
+  verification?: RolloutVerification;
 }
 
 export interface LastUpdate {
@@ -65,6 +73,7 @@ export function readImage(v: unknown): KeystoneImage | undefined {
 const releaseText = (v: unknown): string | undefined => (typeof v === 'string' && parseRelease(v) ? v : undefined);
 const isGeneration = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 const isUpdateResult = (v: unknown): v is UpdateResult => UPDATE_RESULTS.some((r) => r === v);
+const isVerificationState = (v: unknown): v is RolloutVerification['state'] => VERIFICATION_STATES.some((s) => s === v);
 const isUpdatePhase = (v: unknown): v is UpdatePhase => UPDATE_PHASES.some((p) => p === v);
 
 function readTarget(v: unknown): Target | undefined {
@@ -72,6 +81,13 @@ function readTarget(v: unknown): Target | undefined {
   const release = releaseText(at(v, 'release'));
   if (!image || release === undefined) return undefined;
   return { release, image };
+}
+
+function readVerification(v: unknown): RolloutVerification | undefined {
+  if (!isObject(v) || !isString(v.job) || !isVerificationState(v.state)) return undefined;
+  const verification: RolloutVerification = { job: v.job, state: v.state };
+  if (isString(v.message)) verification.message = v.message;
+  return verification;
 }
 
 function readRollout(v: unknown): Rollout | undefined {
@@ -82,6 +98,8 @@ function readRollout(v: unknown): Rollout | undefined {
   const rollout: Rollout = { from, to, startedAt: v.startedAt, phaseStartedAt: v.phaseStartedAt, generation: v.generation };
   const failure = v.failure;
   if (isObject(failure) && isString(failure.reason) && isString(failure.message)) rollout.failure = { reason: failure.reason, message: failure.message };
+  const verification = readVerification(v.verification);
+  if (verification) rollout.verification = verification;
   return rollout;
 }
 

@@ -29,6 +29,7 @@ import {
   type LastUpdate,
   type Rollout,
   type RolloutMemory,
+  type RolloutVerification,
   type Target,
   type UpdatePhase,
 } from './rollout-state.js';
@@ -62,6 +63,11 @@ export interface RolloutPlan {
   deadlineSeconds: number;
   /** The Ready aggregate while held after a rollback. */
   ready?: ConditionDecision;
+  /**
+   * Verifying with spec.verification.tempest (verification.ts): the Job's verdict this pass, and the
+   * Tempest deadline, which is the phase's (withVerification).
+   */
+  verification?: { verdict: RolloutVerification; deadline: string };
   /**
    * No exit is tested this answer: the phase was entered with it (each phase is shown before its
    * exit is tested), or the spec's release is unreadable.
@@ -255,7 +261,15 @@ const VERIFY_TERMINAL = new Set<string>([REASON.ApplicationCredentialFailed, REA
 
 type Exit = { next: UpdatePhase } | { fail: { reason: string; message: string } } | undefined;
 
-function exitOf(phase: UpdatePhase, r: Rollout, decided: ReadonlyMap<string, Condition>, overdue: boolean, deadline: string, services: readonly string[]): Exit {
+function exitOf(
+  phase: UpdatePhase,
+  r: Rollout,
+  decided: ReadonlyMap<string, Condition>,
+  overdue: boolean,
+  deadline: string,
+  services: readonly string[],
+  verification: RolloutPlan['verification'],
+): Exit {
   const late = (what: string) => ({ fail: { reason: REASON.UpdateDeadlineExceeded, message: `${what} within ${deadline}` } });
   switch (phase) {
     case 'Validating':
@@ -278,13 +292,18 @@ function exitOf(phase: UpdatePhase, r: Rollout, decided: ReadonlyMap<string, Con
     }
     case 'Verifying': {
       const chain = [CONDITION.Keystone, CONDITION.KORC, CONDITION.AdminCredential, CONDITION.Catalog];
-      if (chain.every((t) => isTrue(decided, t))) return { next: 'Complete' };
+      const verdict = verification?.verdict;
+      if (chain.every((t) => isTrue(decided, t)) && (verdict === undefined || verdict.state === 'Succeeded')) return { next: 'Complete' };
       const broken = chain.filter((t) => VERIFY_TERMINAL.has(reasonOf(decided, t) ?? ''));
       if (broken.length > 0) {
         return { fail: { reason: REASON.VerificationFailed, message: broken.map((t) => `${t}: ${decided.get(t)?.message ?? ''}`).join('; ') } };
       }
+      if (verdict?.state === 'Failed') return { fail: { reason: REASON.VerificationFailed, message: `Tempest on ${r.to.release}: ${verdict.message ?? `Job ${verdict.job} failed`}` } };
+      if (!overdue) return undefined;
+      // Tempest's deadline is a verdict like its failure: the Job did not pass in time.
+      if (verdict) return { fail: { reason: REASON.VerificationFailed, message: `Tempest on ${r.to.release}: Job ${verdict.job} did not complete within ${deadline}` } };
       const notYet = chain.filter((t) => !isTrue(decided, t));
-      return overdue ? late(`the credential chain (${notYet.join(', ')}) did not verify on ${r.to.release}`) : undefined;
+      return late(`the credential chain (${notYet.join(', ')}) did not verify on ${r.to.release}`);
     }
     case 'RollingBack':
       return isTrue(decided, CONDITION.Keystone) ? { next: 'Idle' } : undefined;
@@ -339,7 +358,7 @@ export function finishRollout(plan: RolloutPlan, decided: ReadonlyMap<string, Co
   const exit =
     !r || !inRollout(memory.phase) || plan.entered
       ? undefined
-      : exitOf(memory.phase, r, decided, (secondsSince(r.phaseStartedAt, now) ?? 0) >= plan.deadlineSeconds, durationText(plan.deadlineSeconds), plan.services ?? []);
+      : exitOf(memory.phase, r, decided, (secondsSince(r.phaseStartedAt, now) ?? 0) >= plan.deadlineSeconds, plan.verification?.deadline ?? durationText(plan.deadlineSeconds), plan.services ?? [], plan.verification);
   if (exit === undefined || !r) return { kind: 'outcome', outcome: stayed(plan, now, pipelineResync) };
   if ('fail' in exit) {
     const failing: Rollout = { ...r, phaseStartedAt: now.toISOString(), generation: plan.generation, failure: exit.fail };
@@ -355,6 +374,16 @@ export function finishRollout(plan: RolloutPlan, decided: ReadonlyMap<string, Co
     return { kind: 'moved', plan: holdPlan(base, record(r, 'RolledBack', now, r.generation, r.failure)) };
   }
   return { kind: 'moved', plan: inProgress(next, { ...r, phaseStartedAt: now.toISOString() }, base, memory, true) };
+}
+
+/**
+ * The plan with the verification's verdict of this pass (verification.ts): status.rollout names it,
+ * the phase's exit reads it, and the Tempest deadline is the phase's.
+ */
+export function withVerification(plan: RolloutPlan, verdict: RolloutVerification, deadlineSeconds: number, deadline: string): RolloutPlan {
+  const r = plan.memory.rollout;
+  if (!r || plan.memory.phase !== 'Verifying') return plan;
+  return { ...plan, deadlineSeconds, verification: { verdict, deadline }, memory: { ...plan.memory, rollout: { ...r, verification: verdict } } };
 }
 
 /** The rollout as the previous status left it, for answers that do not advance it (finalize, a parked duplicate). */

@@ -13,7 +13,8 @@ import { invalidSpec } from './invalid-spec.js';
 export const keystoneStage: Stage = {
   name: 'Keystone',
   conditionType: CONDITION.Keystone,
-  reads: ['spec.openStackRelease', 'spec.rolloutDeadline', 'spec.region', 'spec.services', 'spec.global', 'spec.infrastructure'],
+  // spec.verification with spec.rolloutDeadline: the rollout's settings, whose schema errors are Keystone's.
+  reads: ['spec.openStackRelease', 'spec.rolloutDeadline', 'spec.verification', 'spec.region', 'spec.services', 'spec.global', 'spec.infrastructure'],
   observes: { children: [GVK.Keystone], related: [] },
   interval: REQUEUE.keystone,
   run(input): StageResult {
