@@ -1,6 +1,10 @@
 // Real Keystones for the e2e suite: one Keystone (the `keystone` package from PyPI, 2025.2 line,
-// in a cached venv) per Keystone CR in the namespaces given, on SQLite, served by gunicorn on
-// 127.0.0.1, bootstrapped with the admin password of the Secret the CR names — what the Keystone
+// in a cached venv) per Keystone CR in the namespaces given, served by gunicorn on 127.0.0.1, on the
+// real MariaDB its CR names (mariadb.ts: the database `spec.database.database`, the user named as
+// the CR, seed 001's managed mode, with the password of spec.database.secretRef; the connection URL
+// handed over as OS_DATABASE__CONNECTION, as the operator's derived `<name>-db-connection` Secret
+// is) — on SQLite for a brownfield CR (spec.database.host: no server of the user's runs here) —
+// bootstrapped with the admin password of the Secret the CR names — what the Keystone
 // operator does (seed 001, reconcileBootstrap: `keystone-manage bootstrap` with the admin, internal
 // and public URL and the region), again whenever that password changes (bootstrap updates the
 // admin user's password). The catalog URL is the in-cluster one our clouds.yaml names,
@@ -15,6 +19,7 @@ import { refOf } from '../src/sim/cluster.js';
 import type { Kube } from './kube.js';
 import type { Route } from './forward-proxy.js';
 import type { SpawnedProcess } from './harness.js';
+import type { MariaDBs } from './mariadb.js';
 
 const run = promisify(execFile);
 
@@ -40,12 +45,20 @@ interface Instance {
   port: number;
   password: string;
   region: string;
+  /** Where its database is: the MariaDB account it connects with, or SQLite in its directory (brownfield). */
+  db: InstanceDb;
   proc?: SpawnedProcess;
   /** Stopped on purpose (a scenario's outage); not restarted until started again. */
   down: boolean;
 }
 
+type InstanceDb = { kind: 'mariadb'; cluster: string; database: string; user: string; connection: string } | { kind: 'sqlite'; connection: string };
+
 export const keystoneHost = (ns: string, name: string) => `${name}.${ns}.svc`;
+
+/** The oslo.db URL of a MariaDB account, as seed 001's reconcileDBConnectionSecret builds it: userinfo percent-encoded, `?charset=utf8`. */
+export const mysqlUrl = (user: string, password: string, hostPort: string, database: string) =>
+  `mysql+pymysql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${hostPort}/${encodeURIComponent(database)}?charset=utf8`;
 
 export class Keystones {
   private readonly instances = new Map<string, Instance>();
@@ -57,6 +70,7 @@ export class Keystones {
     private readonly dir: string,
     private readonly procs: ProcessStarter,
     private readonly note: (text: string) => void,
+    private readonly databases: MariaDBs,
   ) {}
 
   /** The forward proxy's route: `{name}.{ns}.svc:5000` to the instance serving that Keystone CR. */
@@ -92,13 +106,45 @@ export class Keystones {
   }
 
   /**
-   * The application credentials in the instance's database, read from its SQLite file (also after
-   * the instance stopped with its CR): `{id, name}` each.
+   * The application credentials in the instance's database, read from its data (also after the
+   * instance stopped with its CR, and its MariaDB with the ControlPlane): `{id, name}` each.
    */
   async credentialsOnDisk(ns: string, name: string): Promise<{ id: string; name: string }[]> {
-    const db = join(this.dir, `${ns}-${name}`, 'keystone.db');
-    const { stdout } = await run('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps([{"id": r[0], "name": r[1]} for r in c.execute("select id, name from application_credential")]))', db]);
+    const inst = this.instances.get(`${ns}/${name}`);
+    if (inst?.db.kind === 'mariadb') return this.applicationCredentials(ns, inst.db);
+    const atDeletion = this.credentialsAtDeletion.get(`${ns}/${name}`);
+    if (atDeletion) return atDeletion;
+    const file = join(this.dir, `${ns}-${name}`, 'keystone.db');
+    const { stdout } = await run('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps([{"id": r[0], "name": r[1]} for r in c.execute("select id, name from application_credential")]))', file]);
     return JSON.parse(stdout) as { id: string; name: string }[];
+  }
+
+  /** The application credentials a MariaDB-backed instance's database held when its CR went (before the drop). */
+  private readonly credentialsAtDeletion = new Map<string, { id: string; name: string }[]>();
+
+  private async applicationCredentials(ns: string, db: InstanceDb & { kind: 'mariadb' }): Promise<{ id: string; name: string }[]> {
+    const rows = await this.databases.rows(ns, db.cluster, db.database, 'SELECT id, name FROM application_credential');
+    return rows.map(([id, n]) => ({ id: id ?? '', name: n ?? '' }));
+  }
+
+  /**
+   * The database of Keystone CR `k`: in managed mode (spec.database.clusterRef) the account on the
+   * real MariaDB, made as the operator has mariadb-operator make it; brownfield: SQLite. A string
+   * says what it waits for.
+   */
+  private async databaseOf(k: Obj, secrets: Obj[], dir: string): Promise<InstanceDb | string> {
+    const ns: string = k.metadata.namespace;
+    const db = k.spec?.database ?? {};
+    if (!db.clusterRef?.name) return { kind: 'sqlite', connection: `sqlite:///${join(dir, 'keystone.db')}?timeout=30` };
+    const ref = db.secretRef ?? {};
+    const b64 = secrets.find((s) => s.metadata.namespace === ns && s.metadata.name === ref.name)?.data?.[ref.key ?? 'password'];
+    if (!b64) return `waiting for the database credentials Secret ${ref.name}`;
+    const password = Buffer.from(b64, 'base64').toString('utf8');
+    const database: string = db.database ?? 'keystone';
+    const user: string = k.metadata.name;
+    const at = await this.databases.account(ns, db.clusterRef.name, database, user, password);
+    if (at === undefined) return `waiting for MariaDB ${db.clusterRef.name}`;
+    return { kind: 'mariadb', cluster: db.clusterRef.name, database, user, connection: mysqlUrl(user, password, at, database) };
   }
 
   /**
@@ -170,13 +216,32 @@ export class Keystones {
       const password = Buffer.from(b64, 'base64').toString('utf8');
       const region: string = k.spec?.bootstrap?.region ?? 'RegionOne';
       let inst = this.instances.get(key);
+      const dir = inst?.dir ?? join(this.dir, `${ns}-${name}`);
+      let db: InstanceDb | string;
+      try {
+        db = await this.databaseOf(k, secrets, dir);
+      } catch (err) {
+        db = `the database account: ${(err as Error).message}`;
+      }
+      if (typeof db === 'string') {
+        this.note(`keystone ${key}: ${db}`);
+        await this.writeStatus(kube, k, db);
+        continue;
+      }
       try {
         if (!inst) {
-          inst = { ns, name, dir: join(this.dir, `${ns}-${name}`), port: await this.procs.freePort(), password, region, down: false };
+          inst = { ns, name, dir, port: await this.procs.freePort(), password, region, db, down: false };
           await this.bootstrap(inst, true);
           this.instances.set(key, inst);
-          this.note(`keystone ${key}: bootstrapped (sqlite in ${inst.dir})`);
-        } else if (inst.password !== password) {
+          this.note(`keystone ${key}: bootstrapped (${db.kind === 'mariadb' ? `database ${db.database} as ${db.user} on MariaDB ${db.cluster}` : `sqlite in ${inst.dir}`})`);
+        } else if (inst.db.connection !== db.connection) {
+          // A new database password (or server): the operator rolls its pods with the new connection Secret.
+          inst.db = db;
+          await inst.proc?.stop();
+          inst.proc = undefined;
+          this.note(`keystone ${key}: restarted with the new database connection`);
+        }
+        if (inst.password !== password) {
           // Until bootstrap succeeds the old password holds (SQLite refuses a write while the
           // API writes: "database is locked"); the next pass retries.
           await this.bootstrap({ ...inst, password }, false);
@@ -196,6 +261,16 @@ export class Keystones {
       this.instances.delete(key);
       await inst.proc?.stop();
       this.note(`keystone ${key}: stopped (its Keystone CR is gone)`);
+      const db = inst.db;
+      if (db.kind === 'mariadb') {
+        // The operator's finalizer deletes the Database, User and Grant; what the database held then is kept for credentialsOnDisk.
+        try {
+          this.credentialsAtDeletion.set(key, await this.applicationCredentials(inst.ns, db));
+          await this.databases.drop(inst.ns, db.cluster, db.database, db.user);
+        } catch (err) {
+          this.note(`keystone ${key}: the database account could not be dropped: ${(err as Error).message}`);
+        }
+      }
     }
   }
 
@@ -228,10 +303,10 @@ export class Keystones {
         [
           '[DEFAULT]',
           `log_file = ${join(inst.dir, 'keystone.log')}`,
-          '[database]',
-          // SQLite takes one writer at a time: a writer waits up to 30 s for the lock (bootstrap
-          // beside the API) instead of failing with "database is locked".
-          `connection = sqlite:///${join(inst.dir, 'keystone.db')}?timeout=30`,
+          // [database] connection comes from the environment (OS_DATABASE__CONNECTION, dbEnv), as
+          // the operator hands it over: never in a file. SQLite (brownfield) takes one writer at a
+          // time: a writer waits up to 30 s for the lock (bootstrap beside the API) instead of
+          // failing with "database is locked".
           '[fernet_tokens]',
           `key_repository = ${join(inst.dir, 'fernet-keys')}`,
           '[credential]',
@@ -243,23 +318,29 @@ export class Keystones {
       );
       writeFileSync(join(inst.dir, 'c5c3_e2e_wsgi.py'), WSGI_SHIM);
       const owner = ['--keystone-user', String(process.getuid?.() ?? 0), '--keystone-group', String(process.getgid?.() ?? 0)];
-      await run(manage, [...conf, 'db_sync']);
+      await run(manage, [...conf, 'db_sync'], { env: this.dbEnv(inst) });
       // Write-ahead logging: readers (an open read transaction of the API's pool) never block the
       // one writer, so a DELETE does not fail with "database is locked" (persistent in the file).
-      await run('python3', ['-c', 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("pragma journal_mode=wal")', join(inst.dir, 'keystone.db')]);
-      await run(manage, [...conf, 'fernet_setup', ...owner]);
-      await run(manage, [...conf, 'credential_setup', ...owner]);
+      if (inst.db.kind === 'sqlite') await run('python3', ['-c', 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("pragma journal_mode=wal")', join(inst.dir, 'keystone.db')]);
+      await run(manage, [...conf, 'fernet_setup', ...owner], { env: this.dbEnv(inst) });
+      await run(manage, [...conf, 'credential_setup', ...owner], { env: this.dbEnv(inst) });
     }
     const url = `http://${keystoneHost(inst.ns, inst.name)}:5000/v3`;
     // The password goes through the environment, as the operator's Job passes it, never argv.
     await run(manage, [...conf, 'bootstrap', '--bootstrap-admin-url', url, '--bootstrap-internal-url', url, '--bootstrap-public-url', url, '--bootstrap-region-id', inst.region], {
-      env: { ...process.env, OS_BOOTSTRAP_PASSWORD: inst.password },
+      env: { ...this.dbEnv(inst), OS_BOOTSTRAP_PASSWORD: inst.password },
     });
+  }
+
+  /** The environment of every Keystone process: the database connection as oslo.config reads it from the environment. */
+  private dbEnv(inst: Instance): NodeJS.ProcessEnv {
+    return { ...process.env, OS_DATABASE__CONNECTION: inst.db.connection };
   }
 
   private async serve(inst: Instance): Promise<void> {
     inst.proc = this.procs.start(`keystone-${inst.ns}-${inst.name}`, join(this.venv, 'bin', 'gunicorn'), ['--chdir', inst.dir, '--bind', `127.0.0.1:${inst.port}`, ...GUNICORN_SERVING, 'c5c3_e2e_wsgi:application'], {
       OS_KEYSTONE_CONFIG_FILES: this.conf(inst),
+      OS_DATABASE__CONNECTION: inst.db.connection,
       HOME: inst.dir,
     });
   }

@@ -3,8 +3,9 @@
 // venv, served by gunicorn on 127.0.0.1 and reached at its in-cluster Service URL
 // `http://{cr}.{ns}.svc:{port}` through the suite's forward proxy — the URL the hooks register in
 // the catalog. Configured only from the CR and the Secrets it names: the service user and the
-// password Secret, keystoneEndpoint, region, the DB credential Secret (read and reported; the
-// database is SQLite), Glance's GlanceBackends (file stores), Cinder's messaging Secret (read and
+// password Secret, keystoneEndpoint, region, the DB credential Secret (in managed mode the account
+// on the real MariaDB the CR's clusterRef names, made as the operator has mariadb-operator make it:
+// mariadb.ts; a brownfield database host runs nothing here, so SQLite), Glance's GlanceBackends (file stores), Cinder's messaging Secret (read and
 // reported; the API runs on oslo.messaging's fake:// driver). What the upstream operators do, as
 // far as one process per CR goes (C5C3/cobaltcore @ da0515f0, operators/{placement,glance}/
 // internal/controller; the cinder operator's files as openstack-api-descriptors.ts cites them):
@@ -39,7 +40,8 @@ import type { Obj } from '../src/sim/cluster.js';
 import { refOf } from '../src/sim/cluster.js';
 import { condition } from '../src/sim/operators.js';
 import type { Kube } from './kube.js';
-import { GUNICORN_SERVING, type ProcessStarter } from './keystone.js';
+import { GUNICORN_SERVING, mysqlUrl, type ProcessStarter } from './keystone.js';
+import type { MariaDBs } from './mariadb.js';
 import { UNRECORDED, type ForwardProxy, type Route } from './forward-proxy.js';
 import { FAKE_TRANSPORT_URL, KEYSTONE_PASSWORD_ENV, type ApiDescriptor } from './openstack-api-descriptors.js';
 
@@ -68,6 +70,8 @@ interface Instance {
   rolling?: string;
   failed?: { template: string; message: string; at: number };
   starts: number;
+  /** The MariaDB account made for it (managed mode), dropped when its CR goes. */
+  account?: { cluster: string; database: string; user: string };
 }
 
 /** What one CR resolves to in a pass. */
@@ -100,6 +104,7 @@ export class OpenStackApis {
     private readonly procs: ProcessStarter,
     private readonly proxy: ForwardProxy,
     private readonly note: (text: string) => void,
+    private readonly databases: MariaDBs,
   ) {}
 
   /** The kinds this runner reconciles (the model's stand-ins leave them alone in its namespaces). */
@@ -154,7 +159,7 @@ export class OpenStackApis {
           this.instances.set(key, inst);
         }
         const parts = d.parts ? listed.filter((o) => o.kind === d.parts!.kind && o.metadata.namespace === inst!.ns && d.parts!.parentOf(o) === inst!.name && !o.metadata.deletionTimestamp) : [];
-        const r = this.resolve(inst, cr, secrets, parts);
+        const r = this.resolve(inst, cr, secrets, parts, await this.accountOf(inst, cr, secrets));
         const backingOff = !!inst.failed && inst.failed.template === r.template && Date.now() - inst.failed.at < RETRY_AFTER_MS;
         if (r.template && r.template !== inst.serving?.template && inst.rolling === undefined && !backingOff && !cr.metadata.deletionTimestamp) {
           const i = inst;
@@ -178,11 +183,35 @@ export class OpenStackApis {
       await inst.serving?.handle.stop();
       this.instances.delete(key);
       this.note(`${inst.d.program} ${key}: stopped (its ${inst.d.kind} CR is gone)`);
+      // The operator's finalizer deletes the Database, User and Grant it made.
+      const a = inst.account;
+      if (a) await this.databases.drop(inst.ns, a.cluster, a.database, a.user).catch((err: Error) => this.note(`${inst.d.program} ${key}: the database account could not be dropped: ${err.message}`));
+    }
+  }
+
+  /**
+   * Managed mode (spec.database.clusterRef): the CR's account on the real MariaDB, made with the
+   * password of its DB credential Secret, and where that server answers (`127.0.0.1:{port}`);
+   * `waiting` while it does not (yet). Undefined for a brownfield database or missing inputs
+   * (resolve reports those).
+   */
+  private async accountOf(inst: Instance, cr: Obj, secrets: Obj[]): Promise<{ at: string } | { waiting: string } | undefined> {
+    const db = cr.spec?.database ?? {};
+    const b64 = secrets.find((s) => s.metadata.namespace === inst.ns && s.metadata.name === db.secretRef?.name)?.data?.password;
+    if (!db.clusterRef?.name || !db.database || b64 === undefined || cr.metadata.deletionTimestamp) return undefined;
+    const account = { cluster: db.clusterRef.name as string, database: db.database as string, user: inst.name };
+    try {
+      const at = await this.databases.account(inst.ns, account.cluster, account.database, account.user, Buffer.from(b64, 'base64').toString('utf8'));
+      if (at === undefined) return { waiting: `MariaDB ${account.cluster} does not serve yet` };
+      inst.account = account;
+      return { at };
+    } catch (err) {
+      return { waiting: `the account on MariaDB ${account.cluster}: ${(err as Error).message}` };
     }
   }
 
   /** The CR's inputs: Secrets, parts, the config files, the environment, the template hash. */
-  private resolve(inst: Instance, cr: Obj, secrets: Obj[], parts: Obj[]): Resolved {
+  private resolve(inst: Instance, cr: Obj, secrets: Obj[], parts: Obj[], account: { at: string } | { waiting: string } | undefined): Resolved {
     const ns = inst.ns;
     const secretData = (name: string | undefined) => secrets.find((s) => s.metadata.namespace === ns && s.metadata.name === name)?.data as Record<string, string> | undefined;
     const value = (data: Record<string, string> | undefined, key: string) => (data?.[key] === undefined ? undefined : Buffer.from(data[key]!, 'base64').toString('utf8'));
@@ -199,6 +228,8 @@ export class OpenStackApis {
       out.missing = { reason: 'WaitingForServiceUserPassword', message: `Secret ${user.secretRef?.name} has no key ${user.secretRef?.key ?? 'password'}` };
     } else if (dbData === undefined || dbUser === undefined || dbPassword === undefined) {
       out.missing = { reason: 'WaitingForDBCredentials', message: dbData === undefined ? `Upstream database credentials Secret ${ns}/${db.secretRef?.name} not found` : `Upstream database credentials Secret ${ns}/${db.secretRef?.name} missing key ${dbUser === undefined ? '"username"' : '"password"'}` };
+    } else if (account && 'waiting' in account) {
+      out.missing = { reason: 'WaitingForDatabase', message: account.waiting };
     }
     // messaging.resolveBrownfield: the URL verbatim from spec.messaging.secretRef, scheme rabbit.
     let transportUrl: string | undefined;
@@ -235,7 +266,8 @@ export class OpenStackApis {
       const [module, attr] = inst.d.wsgiApp.split(':');
       out.files[`${ARGV_SHIM}.py`] = `import sys\nsys.argv[1:] = ${JSON.stringify(inst.d.wsgiArgv(inst.dir))}\nfrom ${module} import ${attr} as application  # noqa: E402\n`;
     }
-    const dbUrl = `sqlite:///${join(inst.dir, `${inst.d.program}.db`)}?timeout=30`;
+    const dbUrl = account && 'at' in account ? mysqlUrl(dbUser!, dbPassword!, account.at, db.database ?? '') : `sqlite:///${join(inst.dir, `${inst.d.program}.db`)}?timeout=30`;
+    out.db = `${out.db}${account && 'at' in account ? ` (MariaDB ${db.clusterRef.name}, on ${account.at})` : ' (SQLite: the suite runs no brownfield database)'}`;
     const dsn = `mysql+pymysql://${dbUser}:${dbPassword}@${host}/${db.database ?? ''}`;
     out.passwordSha = sha(password!);
     out.env = {
@@ -275,7 +307,7 @@ export class OpenStackApis {
       if (inst.syncedImage !== image) {
         for (const [program, ...args] of inst.d.dbSync(inst.dir)) await run(bin(program!), args, { env, timeout: 300_000 });
         // Write-ahead logging: readers never block the one writer (as Keystone's database).
-        await run('python3', ['-c', 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("pragma journal_mode=wal")', join(inst.dir, `${inst.d.program}.db`)]);
+        if (String(r.env?.[`OS_${inst.d.databaseSection.toUpperCase()}__CONNECTION`]).startsWith('sqlite:')) await run('python3', ['-c', 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("pragma journal_mode=wal")', join(inst.dir, `${inst.d.program}.db`)]);
         inst.syncedImage = image;
         this.note(`${inst.d.program} ${key}: database synced for ${image}`);
       }
@@ -319,7 +351,7 @@ export class OpenStackApis {
     const current = !!r.template && inst.serving?.template === r.template;
     const probe = !!inst.serving && (await this.answers(`${serviceUrl}${inst.d.probePath}`, true));
     const out: [string, boolean, string, string][] = [
-      ['SecretsReady', !r.missing, r.missing?.reason ?? 'SecretsAvailable', r.missing?.message ?? `the service-user password and the DB credential (${r.db}; the e2e API runs on SQLite)${r.bus ? ` and the transport URL (${r.bus}; the e2e API runs on oslo.messaging's ${FAKE_TRANSPORT_URL})` : ''} are read`],
+      ['SecretsReady', !r.missing, r.missing?.reason ?? 'SecretsAvailable', r.missing?.message ?? `the service-user password and the DB credential (${r.db})${r.bus ? ` and the transport URL (${r.bus}; the e2e API runs on oslo.messaging's ${FAKE_TRANSPORT_URL})` : ''} are read`],
     ];
     if (r.backends) out.push(['BackendsReady', r.backends.ok, r.backends.reason, r.backends.message]);
     out.push(['DatabaseReady', inst.syncedImage !== undefined, inst.syncedImage ? 'DatabaseSynced' : 'WaitingForDatabase', inst.syncedImage ? `${inst.d.program} db sync done for ${inst.syncedImage}` : 'the database is not synced yet']);

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { homedir } from 'node:os';
 import { Keystones } from './keystone.js';
+import { MariaDBs } from './mariadb.js';
 import { ForwardProxy } from './forward-proxy.js';
 import { OpenStackApis } from './openstack-apis.js';
 import { OPENSTACK_APIS } from './openstack-api-descriptors.js';
@@ -80,6 +81,7 @@ console.log(`e2e: logs in ${join(run, 'logs')}`);
 
 let ops: StandIns | undefined;
 let keystones: Keystones | undefined;
+let mariadbs: MariaDBs | undefined;
 let apis: OpenStackApis | undefined;
 let proxy: ForwardProxy | undefined;
 let rec: Recorder | undefined;
@@ -89,6 +91,7 @@ const shutdown = async () => {
   await ops?.stop();
   await keystones?.stop();
   await apis?.stop();
+  await mariadbs?.stop();
   await proxy?.stop();
   await h.stop();
 };
@@ -178,13 +181,15 @@ try {
   const spawn = { start: (n: string, c: string, a: string[], e: NodeJS.ProcessEnv) => h.spawnProcess(n, c, a, e), freePort };
   const logTo = (name: string) => (t: string) => appendFileSync(h.logOf(name), `${new Date().toISOString()} ${t}\n`);
   proxy = new ForwardProxy();
-  keystones = new Keystones(h.paths.bin.keystone, join(run, 'keystone'), spawn, logTo('keystones'));
-  apis = new OpenStackApis(OPENSTACK_APIS, (d) => venvDir(repo, cache, d.venv), join(run, 'apis'), spawn, proxy, logTo('openstack-apis'));
+  mariadbs = new MariaDBs(join(run, 'mariadb'), spawn, logTo('mariadb'));
+  const mariadbVersion = await mariadbs.checkVersion();
+  keystones = new Keystones(h.paths.bin.keystone, join(run, 'keystone'), spawn, logTo('keystones'), mariadbs);
+  apis = new OpenStackApis(OPENSTACK_APIS, (d) => venvDir(repo, cache, d.venv), join(run, 'apis'), spawn, proxy, logTo('openstack-apis'), mariadbs);
   const apiVersions = await apis.checkVersions((d) => VENVS[d.venv]);
   proxy.route(keystones.route);
   proxy.route(apis.route);
   await h.startKorc(REAL_OPENSTACK_NAMESPACES, await proxy.start(await freePort()));
-  console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}; Keystone ${VENVS.keystone} per Keystone CR, ${apiVersions.join(', ')} per service CR there) after ${elapsed()}`);
+  console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}; MariaDB ${mariadbVersion} per MariaDB CR, Keystone ${VENVS.keystone} per Keystone CR, ${apiVersions.join(', ')} per service CR there, on their MariaDB accounts) after ${elapsed()}`);
   // Stand-ins for the operators that do not run for real: MariaDB (its Backups and Restores too),
   // Memcached, RabbitMQ, the OVN operator, the service operators (one per SERVICES entry; Placement,
   // Glance and Cinder outside REAL_OPENSTACK_NAMESPACES only, the CinderBackends everywhere), the Keystone operator and K-ORC outside
@@ -198,8 +203,12 @@ try {
     before: async (listed, world) => {
       const inNs = listed.filter(inReal);
       const secrets = inNs.filter((o) => o.kind === 'Secret');
+      // The MariaDB servers first (the accounts need them), the ones whose CR went last (a consumer gone with them drops its account first).
+      const dbs = inNs.filter((o) => o.kind === 'MariaDB');
+      await mariadbs!.startListed(dbs);
       await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), secrets);
       await apis!.reconcile(kube, inNs);
+      await mariadbs!.stopUnlisted(dbs);
       // The stand-in service operators there (the services without a real API here) see the service users the real Keystone accepts.
       const users = await keystones!.serviceUsers(inNs.filter((o) => !realKinds.has(o.kind) && SERVICES.some((d) => d.kind.kind === o.kind)), secrets);
       for (const [name, password] of users) world.openstack.users.set(name, password);
@@ -216,7 +225,7 @@ try {
   writeFileSync(join(run, 'pids'), `${h.pids()}\n`);
 
   const openstack = new OpenStackCli(venvDir(repo, cache, 'openstackclient'), join(run, 'openstack-client'), proxy);
-  const ctx: Ctx = { h, kube, ops, bao, keystones, apis, proxy, openstack, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
+  const ctx: Ctx = { h, kube, ops, bao, keystones, apis, mariadbs, proxy, openstack, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
   const only = process.env.E2E_SCENARIOS ? new Set(process.env.E2E_SCENARIOS.split(',').map(Number)) : undefined;
   for (const s of scenarios(shared)) {
     if (only && !only.has(s.id)) continue;

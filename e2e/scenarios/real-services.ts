@@ -11,7 +11,7 @@ import type { KeystoneApi } from '../keystone.js';
 import { SERVICES as HOOKS_SERVICES } from '../../src/cli/hook-payloads.js';
 import { SERVICES as ALL_SERVICES, placement } from '../../src/api/services/index.js';
 import type { Ctx, Scenario } from './support.js';
-import { unb64, secretValue, check, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS, keystoneApiOf } from './support.js';
+import { unb64, secretValue, check, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS, keystoneApiOf, waitUntil } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
 import { rollout } from './upgrade.js';
 import { apiValidatesAfterRotation, servicesGoneForUsers, usersReachTheApis } from './real-apis.js';
@@ -86,6 +86,12 @@ export function realServicesScenarios(): Scenario[] {
           lines.push(`user ${s.name} (service@service, password accepted), ${s.type} ${got.join(' + ')} in ${SERVICES_SPEC.region}`);
         }
         console.log(`    Keystone: ${lines.join('; ')}`);
+        // Every real program on its own MariaDB account (the CR's name, seed 001 managed mode), made from the DB credential Secret.
+        const cluster: string = cp.spec.infrastructure.database.clusterRef.name;
+        const accounts = [names.keystone, ...SERVICES.map((d) => serviceChildNames(REAL_NAME, d.name).cr)].sort();
+        const dbUsers = await ctx.mariadbs.users(ns, cluster);
+        check(JSON.stringify(dbUsers) === JSON.stringify(accounts), `the users of MariaDB ${cluster}: ${JSON.stringify(dbUsers)}; expected ${JSON.stringify(accounts)}`);
+        console.log(`    MariaDB ${cluster}: ${accounts.join(', ')}, each with its database; Keystone, Placement and Glance serve from them`);
         // The real Placement and Glance behind those rows, as a user reaches them.
         const user = await usersReachTheApis(ctx, ns, REAL_NAME, SERVICES_SPEC.region);
 
@@ -145,6 +151,8 @@ export function realServicesScenarios(): Scenario[] {
         check(inCatalog.length === 0 && forUsers!.authenticating.length === 0, `after the teardown: catalog rows ${inCatalog.join(', ') || 'none'}, users authenticating ${forUsers!.authenticating.join(', ') || 'none'}`);
         console.log(`    Keystone's last answer before its CR went: no service user, catalog service or endpoint of Placement or Glance; the service project ${projects.includes('service') ? 'kept (detached)' : 'gone'}`);
         console.log(`    a token's catalog then: ${forUsers!.catalog.join(', ') || 'empty'} (no placement, no image); placement and glance refused with their last passwords`);
+        await waitUntil(`every MariaDB user dropped from ${cluster} (dropped: ${ctx.mariadbs.dropped(ns, cluster).join(', ') || 'none'})`, async () => accounts.every((u) => ctx.mariadbs.dropped(ns, cluster).includes(u)), 120_000, ctx);
+        console.log(`    MariaDB ${cluster}: the users ${accounts.join(', ')} and their databases dropped before the server stopped with its CR`);
       },
     },
   ];

@@ -12,6 +12,7 @@ import type { StandIns } from '../standins.js';
 import type { OpenBao } from '../openbao.js';
 import type { KeystoneApi, Keystones } from '../keystone.js';
 import type { OpenStackApis } from '../openstack-apis.js';
+import type { MariaDBs } from '../mariadb.js';
 import type { ForwardProxy } from '../forward-proxy.js';
 import type { OpenStackCli } from '../openstack-cli.js';
 import { LogView, type Recorder } from '../recorder.js';
@@ -25,6 +26,8 @@ export interface Ctx {
   keystones: Keystones;
   /** The real Placement and Glance APIs of those namespaces, one per service CR. */
   apis: OpenStackApis;
+  /** The real MariaDB servers of those namespaces, one per MariaDB CR: the accounts every real service connects with. */
+  mariadbs: MariaDBs;
   /** The in-cluster DNS of those namespaces: what a request to a `*.svc` URL got. */
   proxy: ForwardProxy;
   /** The `openstack` client a user runs. */
