@@ -48,6 +48,9 @@ export class Kube {
     this.url = new URL(server);
     this.agent = new https.Agent({ ca, keepAlive: true, maxSockets: 16 });
     this.register({ apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, status: false });
+    // The Tempest verification's children (issue 59): built-in kinds, like Secret.
+    this.register({ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, status: false });
+    this.register({ apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs', namespaced: true, status: true });
     this.register({ apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, status: true });
     this.register({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, status: true });
   }
