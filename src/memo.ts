@@ -8,6 +8,7 @@
 // exported as metrics.
 import { deserialize, serialize } from 'node:v8';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { MAX_JSON_DEPTH } from './k8s/json-depth.js';
 
 interface Entry<V> {
   value: V;
@@ -334,6 +335,50 @@ export function standFor(copy: object, place: object): void {
 /** What `value` stands for: the place of a kept text it was copied from (standFor), else itself. */
 export function sameAs(value: object): object {
   return STANDS_FOR.get(value) ?? value;
+}
+
+/**
+ * What a JSON-like value (a parsed text) holds of the heap, in bytes, as V8 lays out what
+ * JSON.parse builds on 64 bits without pointer compression (Node's default): an object 24 bytes and
+ * 8 a property, at least 56 (the slack JSON.parse leaves in a small object), and beyond 32
+ * properties also its keys and a dictionary entry each (an object of many distinct keys); an array
+ * 32 and 8 an element; a string 16 and its characters (two bytes each when one needs it); a number
+ * that is no small integer 16 (a heap number where it is boxed; counted so wherever it is). The
+ * text a value was parsed from does not say what it weighs: `[{},…]` takes about 20 times its
+ * characters (test/memo-weight.test.ts measures the estimate against the heap). Walks at most
+ * MAX_JSON_DEPTH levels (what the hooks parse is no deeper: k8s/json-depth.ts).
+ */
+export function heapBytes(value: unknown, depth = 0): number {
+  switch (typeof value) {
+    case 'string':
+      return stringBytes(value);
+    case 'number':
+      return Number.isInteger(value) && value >= -(2 ** 30) && value < 2 ** 30 ? 0 : 16;
+    case 'object': {
+      if (value === null || depth > MAX_JSON_DEPTH) return 0;
+      if (Array.isArray(value)) {
+        let bytes = 32 + 8 * value.length;
+        for (let i = 0; i < value.length; i++) bytes += heapBytes(value[i], depth + 1);
+        return bytes;
+      }
+      let properties = 0;
+      let bytes = 0;
+      for (const k in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+        properties++;
+        bytes += heapBytes((value as Record<string, unknown>)[k], depth + 1);
+      }
+      if (properties > 32) for (const k in value) if (Object.prototype.hasOwnProperty.call(value, k)) bytes += 16 + stringBytes(k);
+      return bytes + Math.max(56, 24 + 8 * properties);
+    }
+    default:
+      return 0;
+  }
+}
+
+/** A string's bytes: its header and its characters, two bytes each once one is outside Latin-1. */
+function stringBytes(s: string): number {
+  return 16 + (/[^\u0000-\u00ff]/.test(s) ? 2 : 1) * s.length;
 }
 
 /**

@@ -123,10 +123,19 @@ interface Needles {
 
 /**
  * The needles of the last sets of values, by the values joined: one set a ControlPlane, for a
- * fleet of FLEET_MEMO_CONTROLPLANES; at most 4 Mi characters of keys (values of more than 64 KiB
- * in all are looked for afresh every call). Like every memo, a pure function of its key.
+ * fleet of FLEET_MEMO_CONTROLPLANES; bounded by what it holds, its keys and what their needles
+ * weigh (ValueReplacer heapBytes: a value's needles, its forms and their base64, are several times
+ * its length, so a budget of key characters alone let 80 values of 60 KB hold over 30 MiB), 8 MiB
+ * in all (values of more than 64 KiB in all are looked for afresh every call). Like every memo, a
+ * pure function of its key.
  */
-const NEEDLES = new BoundedMemo<Needles>(FLEET_MEMO_CONTROLPLANES, { maxKey: 64 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.redaction, shed: MEMO.redaction });
+const NEEDLES = new BoundedMemo<Needles>(FLEET_MEMO_CONTROLPLANES, {
+  maxKey: 64 * 1024,
+  maxKeyBytes: 8 * 1024 * 1024,
+  weigh: (n) => n.all.heapBytes + [...n.short].reduce((bytes, v) => bytes + 24 + v.length, 0),
+  name: MEMO.redaction,
+  shed: MEMO.redaction,
+});
 
 function needlesFor(values: ReadonlySet<string>): Needles {
   const compute = (): Needles => ({

@@ -166,6 +166,17 @@ export class ValueReplacer {
     this.needles = [...map].sort((a, b) => b[0].length - a[0].length);
   }
 
+  /**
+   * What it holds of the heap, in bytes (a memo of replacers is bounded by it: redaction.ts): each
+   * needle and replacement a string (24 bytes and its characters), each entry a pair (48).
+   */
+  get heapBytes(): number {
+    let bytes = 0;
+    for (const [needle, replacement] of this.needles) bytes += 96 + needle.length + replacement.length;
+    for (const [value, replacement] of this.whole) bytes += 96 + value.length + replacement.length;
+    return bytes;
+  }
+
   /** Whether a needle occurs inside `text` (values under MIN_SECRET_LENGTH are not looked for). */
   occursIn(text: string): boolean {
     for (const [needle] of this.needles) if (needle.length <= text.length && text.includes(needle)) return true;

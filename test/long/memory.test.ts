@@ -225,3 +225,46 @@ t.test('adversarial bodies, sent at once: 4xx or an answer, never a crash, memor
   t.comment(`peak RSS ${peak.toFixed(0)} MiB; ${refused} calls were refused 429 and retried`);
   t.ok(peak < limitMiB * 0.85, `peak RSS ${peak.toFixed(0)} MiB < 85% of ${limitMiB} MiB`);
 });
+
+/**
+ * What the memos keep across calls, at its heaviest (issue 54): finalize calls whose observed
+ * children carry dense last-applied annotations (each just under the 8 KiB the memo keeps, of
+ * `[{},…]`: 3.9 MiB a body, about 20 times that once parsed), and sync calls each with one new
+ * Secret value of 60 KB (its needles several times that). While the memos were bounded by the
+ * length of their keys, the two together held most of the 128 MiB heap and the process died of a
+ * heap out-of-memory error with every call under the body limit answered 200 until then.
+ */
+t.test('dense last-applied annotations and large Secret values, alone and together: every call answered, the process alive', async (t) => {
+  const { child, port } = await startServer(t);
+  const capture = JSON.parse(readFileSync(join(REPO_ROOT, 'hooks/controlplane-sync/backup-01-backup-converged.json'), 'utf8')) as { request: Obj };
+  const ns: string = capture.request.parent.metadata.namespace;
+  const dense = (tag: number): string => {
+    const request = structuredClone(capture.request);
+    const group: Obj = {};
+    for (let n = 0; n < 470; n++) {
+      const metadata = { name: `db-${tag}-${n}`, namespace: ns };
+      const applied: Obj = { apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'MariaDB', metadata, spec: {} };
+      applied.spec.x = Array.from({ length: Math.floor((8 * 1024 - 200 - JSON.stringify(applied).length) / 3) }, () => ({}));
+      group[`${ns}/${metadata.name}`] = { apiVersion: applied.apiVersion, kind: applied.kind, metadata: { ...metadata, annotations: { 'metacontroller.k8s.io/last-applied-configuration': JSON.stringify(applied) } }, spec: {} };
+    }
+    request.children['MariaDB.k8s.mariadb.com/v1alpha1'] = { ...request.children['MariaDB.k8s.mariadb.com/v1alpha1'], ...group };
+    return JSON.stringify({ ...request, finalizing: true });
+  };
+  const secrets = (tag: number): string => {
+    const request = structuredClone(capture.request);
+    const value = Buffer.from(`${tag}-`.padEnd(60_000, 'abcdefghij')).toString('base64');
+    request.children['Secret.v1'][`${ns}/big-${tag}`] = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `big-${tag}`, namespace: ns }, data: { password: value } };
+    return JSON.stringify(request);
+  };
+  const codes = new Map<string, number>();
+  const count = (what: string, code: number) => codes.set(`${what} ${code}`, (codes.get(`${what} ${code}`) ?? 0) + 1);
+  for (let i = 0; i < 3; i++) count('dense finalize', (await answered(port, '/controlplane/finalize', dense(i), () => undefined)).status);
+  for (let i = 0; i < 80; i++) count('large-secret sync', (await answered(port, '/controlplane/sync', secrets(i), () => undefined)).status);
+  for (let i = 3; i < 6; i++) count('dense finalize', (await answered(port, '/controlplane/finalize', dense(i), () => undefined)).status);
+  t.same([...codes], [['dense finalize 200', 6], ['large-secret sync 200', 80]], `every call answered 200 (${[...codes].map(([k, n]) => `${n} × ${k}`).join(', ')})`);
+  t.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, 'the process still serves');
+  t.equal(child.exitCode, null, 'the process did not exit');
+  const peak = status(child.pid!, 'VmHWM');
+  t.comment(`peak RSS ${peak.toFixed(0)} MiB after the dense annotations and the large Secret values`);
+  t.ok(peak < limitMiB * 0.85, `peak RSS ${peak.toFixed(0)} MiB < 85% of ${limitMiB} MiB`);
+});
