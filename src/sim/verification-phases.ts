@@ -33,14 +33,17 @@ function verificationJobs(ctx: PhaseContext): string[] {
   return problems;
 }
 
+/** One release forward with spec.verification.tempest, the Job stand-in set to succeed or fail. */
+function verifiedRollout(ctx: PhaseContext, { jobsFail }: { jobsFail: boolean }): void {
+  ctx.sim.world.jobsFail = jobsFail;
+  setRelease(ctx, nextRelease(releaseOf(ctx)) ?? releaseOf(ctx), enableTempest);
+}
+
 export const VERIFICATION_PHASES: Record<string, Phase> = {
   'upgrade-verified': {
     name: 'upgrade-verified',
     title: 'spec.openStackRelease one release forward with spec.verification.tempest; the Tempest Job succeeds',
-    act: (ctx) => {
-      ctx.sim.world.jobsFail = false;
-      setRelease(ctx, nextRelease(releaseOf(ctx)) ?? releaseOf(ctx), enableTempest);
-    },
+    act: (ctx) => verifiedRollout(ctx, { jobsFail: false }),
     done: (ctx) => phaseOf(ctx) === 'Idle' && lastUpdate(ctx)?.result === 'Complete' && conditionOf(ctx.sim.get(ctx.cp), 'Ready')?.status === 'True',
     verify: (ctx) => {
       const problems = [...unharmed(ctx, isVerificationChild(ctx)), ...verificationJobs(ctx)];
@@ -54,10 +57,7 @@ export const VERIFICATION_PHASES: Record<string, Phase> = {
   'upgrade-verification-fails': {
     name: 'upgrade-verification-fails',
     title: 'spec.openStackRelease one release forward with spec.verification.tempest; the Tempest Job fails',
-    act: (ctx) => {
-      ctx.sim.world.jobsFail = true;
-      setRelease(ctx, nextRelease(releaseOf(ctx)) ?? releaseOf(ctx), enableTempest);
-    },
+    act: (ctx) => verifiedRollout(ctx, { jobsFail: true }),
     done: (ctx) =>
       phaseOf(ctx) === 'Idle' &&
       lastUpdate(ctx)?.result === 'RolledBack' &&
