@@ -108,19 +108,48 @@ export class Keystones {
   /**
    * The application credentials in the instance's database, read from its data (also after the
    * instance stopped with its CR, and its MariaDB with the ControlPlane): `{id, name}` each.
+   * Garbage collection removes a released ControlPlane's Keystone and MariaDB in either order, so
+   * what a MariaDB-backed database held is also kept when its server stops (databaseStopping).
    */
   async credentialsOnDisk(ns: string, name: string): Promise<{ id: string; name: string }[]> {
-    const inst = this.instances.get(`${ns}/${name}`);
-    if (inst?.db.kind === 'mariadb') return this.applicationCredentials(ns, inst.db);
-    const atDeletion = this.credentialsAtDeletion.get(`${ns}/${name}`);
+    const key = `${ns}/${name}`;
+    const inst = this.instances.get(key);
+    if (inst?.db.kind === 'mariadb') {
+      try {
+        return await this.applicationCredentials(ns, inst.db);
+      } catch (err) {
+        const kept = this.credentialsAtDeletion.get(key);
+        if (kept) return kept;
+        throw err;
+      }
+    }
+    const atDeletion = this.credentialsAtDeletion.get(key);
     if (atDeletion) return atDeletion;
+    if (this.onMariaDB.has(key)) throw new Error(`Keystone ${key} kept its data on MariaDB and nothing was read from it before it went`);
     const file = join(this.dir, `${ns}-${name}`, 'keystone.db');
     const { stdout } = await run('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps([{"id": r[0], "name": r[1]} for r in c.execute("select id, name from application_credential")]))', file]);
     return JSON.parse(stdout) as { id: string; name: string }[];
   }
 
-  /** The application credentials a MariaDB-backed instance's database held when its CR went (before the drop). */
+  /** The application credentials a MariaDB-backed instance's database held when its CR or its server went (before the drop). */
   private readonly credentialsAtDeletion = new Map<string, { id: string; name: string }[]>();
+  /** The instances ever bootstrapped on MariaDB: their credentials are never looked for in SQLite. */
+  private readonly onMariaDB = new Set<string>();
+
+  /**
+   * MariaDB `ns/cluster` is about to stop (its CR gone): what each instance on it holds is kept
+   * for credentialsOnDisk, read while the server still answers.
+   */
+  async databaseStopping(ns: string, cluster: string): Promise<void> {
+    for (const [key, inst] of this.instances) {
+      if (inst.ns !== ns || inst.db.kind !== 'mariadb' || inst.db.cluster !== cluster) continue;
+      try {
+        this.credentialsAtDeletion.set(key, await this.applicationCredentials(ns, inst.db));
+      } catch (err) {
+        this.note(`keystone ${key}: its database could not be read before MariaDB ${cluster} stopped: ${(err as Error).message}`);
+      }
+    }
+  }
 
   private async applicationCredentials(ns: string, db: InstanceDb & { kind: 'mariadb' }): Promise<{ id: string; name: string }[]> {
     const rows = await this.databases.rows(ns, db.cluster, db.database, 'SELECT id, name FROM application_credential');
@@ -233,6 +262,7 @@ export class Keystones {
           inst = { ns, name, dir, port: await this.procs.freePort(), password, region, db, down: false };
           await this.bootstrap(inst, true);
           this.instances.set(key, inst);
+          if (db.kind === 'mariadb') this.onMariaDB.add(key);
           this.note(`keystone ${key}: bootstrapped (${db.kind === 'mariadb' ? `database ${db.database} as ${db.user} on MariaDB ${db.cluster}` : `sqlite in ${inst.dir}`})`);
         } else if (inst.db.connection !== db.connection) {
           // A new database password (or server): the operator rolls its pods with the new connection Secret.
@@ -265,6 +295,13 @@ export class Keystones {
       if (db.kind === 'mariadb') {
         // The operator's finalizer deletes the Database, User and Grant; what the database held then is kept for credentialsOnDisk.
         try {
+          // The server may have gone first (garbage collection's order): then what it held was kept
+          // as it stopped, and the account went with it, as mariadb-operator's SqlFinalizer
+          // (pkg/controller/sql/finalizer.go Finalize) releases a User or Database whose MariaDB is gone or going.
+          if (!this.databases.serves(inst.ns, db.cluster)) {
+            this.note(`keystone ${key}: MariaDB ${db.cluster} went before it; its account went with the server`);
+            continue;
+          }
           this.credentialsAtDeletion.set(key, await this.applicationCredentials(inst.ns, db));
           await this.databases.drop(inst.ns, db.cluster, db.database, db.user);
         } catch (err) {

@@ -60,6 +60,7 @@ interface Server {
 }
 
 export class MariaDBs {
+  private readonly stoppedServers = new Set<string>();
   private readonly servers = new Map<string, Server>();
   private version = '';
   /** The users dropped so far, by `ns/cluster` (their consumer's CR gone). */
@@ -103,11 +104,14 @@ export class MariaDBs {
    * The servers whose MariaDB CR is gone stop. Runs after the consumers' pass, so a consumer gone
    * in the same pass (a ControlPlane's Keystone and MariaDB) drops its account first.
    */
-  async stopUnlisted(mariadbs: readonly Obj[]): Promise<void> {
+  async stopUnlisted(mariadbs: readonly Obj[], stopping?: (ns: string, name: string) => Promise<void>): Promise<void> {
     const listed = new Set(mariadbs.map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
     for (const [key, s] of this.servers) {
       if (listed.has(key)) continue;
+      // Garbage collection may remove the MariaDB CR before a consumer's: `stopping` reads what the consumers need while it still answers.
+      if (stopping && this.serving(s.ns, s.name)) await stopping(s.ns, s.name);
       this.servers.delete(key);
+      this.stoppedServers.add(key);
       await s.proc?.stop();
       this.note(`mariadb ${key}: stopped (its MariaDB CR is gone)`);
     }
@@ -161,6 +165,11 @@ export class MariaDBs {
     });
   }
 
+  /** Whether MariaDB CR `ns/name` has a running server. */
+  serves(ns: string, name: string): boolean {
+    return this.serving(ns, name) !== undefined;
+  }
+
   /** The serving server of MariaDB CR `ns/name`, if it answers. */
   private serving(ns: string, name: string): Server | undefined {
     const s = this.servers.get(`${ns}/${name}`);
@@ -200,6 +209,11 @@ export class MariaDBs {
     s.accounts.delete(`${user}/${database}`);
     this.droppedUsers.set(`${ns}/${cluster}`, [...(this.droppedUsers.get(`${ns}/${cluster}`) ?? []), user]);
     this.note(`mariadb ${ns}/${cluster}: dropped user ${user} and database ${database}`);
+  }
+
+  /** Whether the server of MariaDB `ns/cluster` stopped with its CR. */
+  stopped(ns: string, cluster: string): boolean {
+    return this.stoppedServers.has(`${ns}/${cluster}`);
   }
 
   /** The users dropped from MariaDB `ns/cluster` so far (also once it stopped). */

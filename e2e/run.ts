@@ -208,7 +208,7 @@ try {
       await mariadbs!.startListed(dbs);
       await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), secrets);
       await apis!.reconcile(kube, inNs);
-      await mariadbs!.stopUnlisted(dbs);
+      await mariadbs!.stopUnlisted(dbs, (ns, name) => keystones!.databaseStopping(ns, name));
       // The stand-in service operators there (the services without a real API here) see the service users the real Keystone accepts.
       const users = await keystones!.serviceUsers(inNs.filter((o) => !realKinds.has(o.kind) && SERVICES.some((d) => d.kind.kind === o.kind)), secrets);
       for (const [name, password] of users) world.openstack.users.set(name, password);
