@@ -119,12 +119,12 @@ export class Keystones {
         return await this.applicationCredentials(ns, inst.db);
       } catch (err) {
         const kept = this.credentialsAtDeletion.get(key);
-        if (kept) return kept;
+        if (kept) return await kept;
         throw err;
       }
     }
     const atDeletion = this.credentialsAtDeletion.get(key);
-    if (atDeletion) return atDeletion;
+    if (atDeletion) return await atDeletion;
     if (this.onMariaDB.has(key)) throw new Error(`Keystone ${key} kept its data on MariaDB and nothing was read from it before it went`);
     const file = join(this.dir, `${ns}-${name}`, 'keystone.db');
     const { stdout } = await run('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps([{"id": r[0], "name": r[1]} for r in c.execute("select id, name from application_credential")]))', file]);
@@ -132,7 +132,8 @@ export class Keystones {
   }
 
   /** The application credentials a MariaDB-backed instance's database held when its CR or its server went (before the drop). */
-  private readonly credentialsAtDeletion = new Map<string, { id: string; name: string }[]>();
+  // The read itself, set in the same turn the instance leaves `instances`: a caller never finds neither.
+  private readonly credentialsAtDeletion = new Map<string, Promise<{ id: string; name: string }[]>>();
   /** The instances ever bootstrapped on MariaDB: their credentials are never looked for in SQLite. */
   private readonly onMariaDB = new Set<string>();
 
@@ -143,8 +144,10 @@ export class Keystones {
   async databaseStopping(ns: string, cluster: string): Promise<void> {
     for (const [key, inst] of this.instances) {
       if (inst.ns !== ns || inst.db.kind !== 'mariadb' || inst.db.cluster !== cluster) continue;
+      const read = this.applicationCredentials(ns, inst.db);
+      this.credentialsAtDeletion.set(key, read);
       try {
-        this.credentialsAtDeletion.set(key, await this.applicationCredentials(ns, inst.db));
+        await read;
       } catch (err) {
         this.note(`keystone ${key}: its database could not be read before MariaDB ${cluster} stopped: ${(err as Error).message}`);
       }
@@ -287,22 +290,25 @@ export class Keystones {
     }
     for (const [key, inst] of this.instances) {
       if (seen.has(key)) continue;
+      const db = inst.db;
+      // What its database holds, read before it leaves the map (credentialsOnDisk finds one or the other).
+      const read = db.kind === 'mariadb' && this.databases.serves(inst.ns, db.cluster) ? this.applicationCredentials(inst.ns, db) : undefined;
+      if (read) this.credentialsAtDeletion.set(key, read);
       // Out of the map before it stops: a call failing while it stops is then not retried (api()).
       this.instances.delete(key);
       await inst.proc?.stop();
       this.note(`keystone ${key}: stopped (its Keystone CR is gone)`);
-      const db = inst.db;
       if (db.kind === 'mariadb') {
         // The operator's finalizer deletes the Database, User and Grant; what the database held then is kept for credentialsOnDisk.
         try {
           // The server may have gone first (garbage collection's order): then what it held was kept
           // as it stopped, and the account went with it, as mariadb-operator's SqlFinalizer
           // (pkg/controller/sql/finalizer.go Finalize) releases a User or Database whose MariaDB is gone or going.
-          if (!this.databases.serves(inst.ns, db.cluster)) {
+          if (!read) {
             this.note(`keystone ${key}: MariaDB ${db.cluster} went before it; its account went with the server`);
             continue;
           }
-          this.credentialsAtDeletion.set(key, await this.applicationCredentials(inst.ns, db));
+          await read;
           await this.databases.drop(inst.ns, db.cluster, db.database, db.user);
         } catch (err) {
           this.note(`keystone ${key}: the database account could not be dropped: ${(err as Error).message}`);
