@@ -70,8 +70,8 @@ async function check(t: Test, name: string, cp: Obj, base: Obj[], user: string, 
 t.test('the managed bus: the default user password, percent-encoded in the URL the hooks build', async (t) => {
   const cp = fixtureControlPlane('controlplane-cloud.yaml');
   const password = 'Zq8/p@ss:w%rd+é';
-  const base = [clusterSecretStore(), ...platformObjects(cp).map((o) => (o.kind === 'Secret' && o.metadata.name.endsWith('-rabbitmq-default-user') ? secret(o.metadata.namespace, o.metadata.name, { username: 'rabbit-default-user', password, host: `${cp.metadata.name}-rabbitmq-client.${cp.metadata.namespace}.svc`, port: '5672' }, { labels: o.metadata.labels }) : o))];
-  await check(t, 'managed', cp, base, 'rabbit-default-user', encodeURIComponent(password), password, `${cp.metadata.name}-rabbitmq-client.${cp.metadata.namespace}.svc`);
+  const base = [clusterSecretStore(), ...platformObjects(cp).map((o) => (o.kind === 'Secret' && o.metadata.name.endsWith('-rabbitmq-default-user') ? secret(o.metadata.namespace, o.metadata.name, { username: 'rabbit-default-user', password, host: `${cp.metadata.name}-rabbitmq.${cp.metadata.namespace}.svc`, port: '5672' }, { labels: o.metadata.labels }) : o))];
+  await check(t, 'managed', cp, base, 'rabbit-default-user', encodeURIComponent(password), password, `${cp.metadata.name}-rabbitmq.${cp.metadata.namespace}.svc`);
 });
 
 t.test('a brownfield bus: the password inside the user-supplied transport_url', async (t) => {

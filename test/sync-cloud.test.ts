@@ -61,7 +61,7 @@ t.test('the whole cloud converges: six services Ready, OVN serving, the projecti
   t.equal(find(children, 'Service', `${CP}-cinder-service`)!.spec.resource.type, 'block-storage');
 
   const url = unb64(find(children, 'Secret', `${CP}-nova-messaging`)!.data.transport_url);
-  t.equal(url, `rabbit://rabbit-default-user:rabbit-Passw0rd%2Fx@${CP}-rabbitmq-client.openstack.svc:5672/`, 'built from the default user, credentials percent-encoded, the root vhost');
+  t.equal(url, `rabbit://rabbit-default-user:rabbit-Passw0rd%2Fx@${CP}-rabbitmq.openstack.svc:5672/`, 'built from the default user, credentials percent-encoded, the root vhost');
   t.notOk(JSON.stringify(world.response.status).includes('rabbit-Passw0rd'), 'the bus password is nowhere in status');
 });
 

@@ -3,6 +3,7 @@
 // it; the Keystone operator becomes Ready once its database, cache and Secrets exist and takes
 // the admin password; K-ORC authenticates with the clouds.yaml Secret, imports the Domain/User,
 // mints and revokes application credentials and creates the catalog entries.
+import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
 import type { Cluster, Obj } from './cluster.js';
 import { refOf, labelOf } from './cluster.js';
@@ -595,13 +596,18 @@ function korc(w: World): void {
 /** The RabbitMQ cluster operator: AllReplicasReady (it writes no Ready condition) and observedGeneration. */
 function rabbitmq(w: World): void {
   for (const o of w.cluster.list((x) => x.kind === 'RabbitmqCluster' && live(x))) {
-    // The default user's Secret `<name>-default-user` (rabbitmq/cluster-operator internal/resource/
-    // default_user_secret.go: keys username, password, host `<name>-client.<ns>.svc`, port 5672, …),
-    // created once, before the cluster reports ready.
+    // The default user's Secret `<name>-default-user` (rabbitmq/cluster-operator @ 06cda8e8
+    // internal/resource/default_user_secret.go: keys username, password, default_user.conf, host
+    // `<name>.<ns>.svc` (api/v1beta1 ServiceSubDomain), port 5672, …), created once, before the
+    // cluster reports ready.
     const ns = o.metadata.namespace;
     const secret = `${o.metadata.name}-default-user`;
     if (!w.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: secret })) {
-      const values = { username: `sim-rabbit-user-${o.metadata.name}`, password: `sim-rabbit-Passw0rd/${o.metadata.name}`, host: `${o.metadata.name}-client.${ns}.svc`, port: '5672', type: 'rabbitmq', provider: 'rabbitmq-cluster-operator' };
+      // The password as the operator makes it (erlang_cookie.go randomEncodedString: 24 random
+      // bytes, base64url), here derived from the name: never a '/', which oslo.messaging 18.3.1
+      // cannot carry (impl_rabbit _transform_transport_url re-quotes the decoded password with
+      // '/' left safe, and kombu then reads it as the end of the host: found with the real bus).
+      const values = { username: `sim-rabbit-user-${o.metadata.name}`, password: createHash('sha256').update(`rabbitmq/${ns}/${o.metadata.name}`).digest().subarray(0, 24).toString('base64url'), host: `${o.metadata.name}.${ns}.svc`, port: '5672', type: 'rabbitmq', provider: 'rabbitmq-cluster-operator' };
       w.cluster.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: secret, namespace: ns }, type: 'Opaque', data: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, b64(v)])) }, 'rabbitmq-cluster-operator');
     }
     w.cluster.updateStatus(refOf(o), { ...rabbitmqStatusOf(o, !w.down.has(labelOf(o)), w.cluster.now()), defaultUser: { secretReference: { name: secret, namespace: ns, keys: { username: 'username', password: 'password', host: 'host', port: 'port' } } } }, 'rabbitmq-cluster-operator');

@@ -199,7 +199,7 @@ export function platformObjects(parent: Obj): Obj[] {
   const out: Obj[] = [];
   const labels = { labels: { [PLATFORM_LABEL]: 'true' } };
   if (messaging?.secretRef?.name) out.push(secret(ns, messaging.secretRef.name, { [messaging.secretRef.key ?? 'transport_url']: 'rabbit://bus-user:bus-Passw0rd@bus.example.com:5672/' }, labels));
-  else if (messaging) out.push(secret(ns, `${cp}-rabbitmq-default-user`, { username: 'rabbit-default-user', password: 'rabbit-Passw0rd/x', host: `${cp}-rabbitmq-client.${ns}.svc`, port: '5672' }, labels));
+  else if (messaging) out.push(secret(ns, `${cp}-rabbitmq-default-user`, { username: 'rabbit-default-user', password: 'rabbit-Passw0rd/x', host: `${cp}-rabbitmq.${ns}.svc`, port: '5672' }, labels));
   const ovn = parent.spec?.services?.neutron?.ovn?.centralRef?.name;
   if (ovn) {
     const central: Obj = { apiVersion: 'ovn.openstack.c5c3.io/v1alpha1', kind: 'OVNCentral', metadata: { name: ovn, namespace: ns, uid: `uid-ovn-${ovn}`, generation: 1, ...labels }, spec: {} };
