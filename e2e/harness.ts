@@ -123,10 +123,10 @@ export class Harness {
     return this.procs.find((p) => p.exited !== undefined && !p.expected && !this.stopping);
   }
 
-  private start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+  private start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}, ownGroup = false): Proc {
     const log = this.logOf(name);
     const fd = openSync(log, 'a');
-    const child = spawn(command, args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
+    const child = spawn(command, args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...env }, detached: ownGroup });
     closeSync(fd);
     const proc: Proc = { name, child, log, command, args, env };
     child.on('exit', (code, signal) => {
@@ -461,9 +461,14 @@ export class Harness {
     await this.waitFor('k-orc /readyz', korc, async () => (await fetch(`http://127.0.0.1:${probe}/readyz`)).ok, 60_000);
   }
 
-  /** A process the suite starts and stops itself (a Keystone instance); killed with the rest at the end. */
+  /**
+   * A process the suite starts and stops itself (a Keystone instance); killed with the rest at the end.
+   * It leads a process group of its own, as a container's first process does: oslo.messaging's
+   * queue manager (amqpdriver.py _service_identity) reads /proc/<its process group>/stat, and the
+   * group the suite was started in may have no leader left (a backgrounded shell that exited).
+   */
   spawnProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): SpawnedProcess {
-    const proc = this.start(name, command, args, env);
+    const proc = this.start(name, command, args, env, true);
     proc.expected = true;
     let stopping = false;
     proc.child.on('exit', (code, signal) => {

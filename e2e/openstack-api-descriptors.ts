@@ -40,20 +40,20 @@
 //   the DB credential (`username`, `password`) and the service-user password;
 //   reconcile_messaging.go @ b1fec406 with messaging.go resolveBrownfield: the transport URL from
 //   spec.messaging.secretRef (key transport_url), scheme rabbit, else WaitingForMessagingCredentials.
-// Where the suite differs, on purpose: the database is SQLite in the instance's directory (the DB
-// credential Secret is read and reported, not used); Glance's store is a file store per
-// GlanceBackend (no S3 here), its sections in glance-api.conf (the stock WSGI entry reads that one
-// file; upstream mounts a second --config-dir); no memcached_servers (the suite's Memcached is a
-// stand-in nothing listens for); no [import_filtering_opts]/[image_import_opts] (they concern
-// web-download imports only) and no metadefs load; gunicorn serves the WSGI application for
-// every release (upstream: uWSGI, and the eventlet glance-api server below 2026.1). Cinder's API
-// takes the bus URL from the messaging Secret (read, checked, its digest rolls the process as
-// upstream's transport-url-hash does) but runs with oslo.messaging's `fake://` driver: the API
-// only casts to the scheduler and volume services, which do not run here, and no request the
-// suite makes reaches the bus. Its argv (uWSGI's --pyargv) is set by a two-line module in the
-// instance's directory that gunicorn loads. The CinderBackends configure cinder-volume, which the
-// suite does not run: each is Ready once attached to an existing Cinder (CredentialsReady: an NFS
-// export needs none), and the API's config does not name them, as upstream's does not.
+// Where the suite differs, on purpose: a brownfield database host runs nothing here, so that
+// database is SQLite in the instance's directory (managed mode: the real MariaDB account); Glance's
+// store is a file store per GlanceBackend (no S3 here), its sections in glance-api.conf (the stock
+// WSGI entry reads that one file; upstream mounts a second --config-dir); no memcached_servers (the
+// suite's Memcached is a stand-in nothing listens for); no [import_filtering_opts]/[image_import_opts]
+// (they concern web-download imports only) and no metadefs load; gunicorn serves the WSGI
+// application for every release (upstream: uWSGI, and the eventlet glance-api server below 2026.1).
+// Cinder's processes take the bus URL from the messaging Secret (its digest rolls them as
+// upstream's transport-url-hash does), its `{name}.{ns}.svc:5672` host the suite's RabbitMQ node
+// for that RabbitmqCluster (openstack-apis.ts realTransport); a bus the suite runs nothing for
+// leaves them on oslo.messaging's `fake://` driver. Its argv (uWSGI's --pyargv) is set by a
+// two-line module in the instance's directory that gunicorn loads. Each CinderBackend gets a
+// cinder-volume (workers below) whose backend section is the suite's (an NFS export cannot be
+// mounted here); the API's config does not name the backends, as upstream's does not.
 import { stringify } from 'yaml';
 import { join } from 'node:path';
 import type { Obj } from '../src/sim/cluster.js';
@@ -118,6 +118,21 @@ export interface ApiDescriptor {
   /** The database sync, each command a program of the venv and its arguments. */
   dbSync(dir: string): string[][];
   parts?: PartsDescriptor;
+  /**
+   * The service's processes beside the API (Cinder: the scheduler and a volume service per
+   * attached part), each a program of the venv with its arguments and any file of its own
+   * (written beside the config, never named `*.conf`: the API's --config-dir reads those). They
+   * run from the same config and environment, start once the API serves and roll with it.
+   */
+  workers?: (input: ApiConfigInput & { partNames: string[] }) => Worker[];
+}
+
+export interface Worker {
+  /** Its name in logs and messages (upstream's Deployment component). */
+  name: string;
+  program: string;
+  args: string[];
+  files?: Record<string, string>;
 }
 
 export const KEYSTONE_PASSWORD_ENV = 'OS_KEYSTONE_AUTHTOKEN__PASSWORD';
@@ -248,7 +263,7 @@ export const GLANCE_API: ApiDescriptor = {
   },
 };
 
-/** The oslo.messaging transport the Cinder API runs with: in-process, no broker. */
+/** The oslo.messaging transport for a bus the suite runs no broker for: in-process, no broker. */
 export const FAKE_TRANSPORT_URL = 'fake://';
 
 export const CINDER_API: ApiDescriptor = {
@@ -291,6 +306,29 @@ export const CINDER_API: ApiDescriptor = {
     return withOverrides(cr, dir, sections, {}, 'cinder.conf');
   },
   dbSync: (dir) => [['cinder-manage', '--config-dir', dir, 'db', 'sync']],
+  // reconcile_scheduler.go @ 2c80163a: one cinder-scheduler; reconcile_volumeservices.go @ 10fd815b:
+  // one cinder-volume per attached backend, registered as `{cinder}@{backend}`, its overlay
+  // `[DEFAULT] enabled_backends = {backend}` a --config-dir of its own. The backend section is the
+  // suite's: an NFS export cannot be mounted here, so the volume service runs Cinder's
+  // FakeLoggingVolumeDriver (cinder/tests/fake_driver.py, in the wheel), which creates a volume
+  // in its database only — the scheduler, the RPC over the bus and the volume manager are real.
+  workers: ({ dir, partNames }) => [
+    { name: 'scheduler', program: 'cinder-scheduler', args: ['--config-dir', dir] },
+    ...partNames.map((backend) => {
+      const overlay = `volume-${backend}.d`;
+      return {
+        name: `volume-${backend}`,
+        program: 'cinder-volume',
+        args: ['--config-dir', dir, '--config-dir', join(dir, overlay)],
+        files: {
+          [join(overlay, 'backend.conf')]: renderIni({
+            DEFAULT: { enabled_backends: backend },
+            [backend]: { volume_backend_name: backend, volume_driver: 'cinder.tests.fake_driver.FakeLoggingVolumeDriver' },
+          }),
+        },
+      };
+    }),
+  ],
   parts: {
     kind: cinder.partKinds[0].kind,
     parentOf: (b) => b.spec?.cinderRef?.name,

@@ -5,8 +5,11 @@
 // the catalog. Configured only from the CR and the Secrets it names: the service user and the
 // password Secret, keystoneEndpoint, region, the DB credential Secret (in managed mode the account
 // on the real MariaDB the CR's clusterRef names, made as the operator has mariadb-operator make it:
-// mariadb.ts; a brownfield database host runs nothing here, so SQLite), Glance's GlanceBackends (file stores), Cinder's messaging Secret (read and
-// reported; the API runs on oslo.messaging's fake:// driver). What the upstream operators do, as
+// mariadb.ts; a brownfield database host runs nothing here, so SQLite), Glance's GlanceBackends (file stores), Cinder's messaging Secret (the
+// transport URL as the hooks built it, its `{name}.{ns}.svc:5672` host the RabbitMQ node the suite
+// runs for that RabbitmqCluster: rabbitmq.ts; a bus elsewhere runs nothing here, so oslo.messaging's
+// fake:// driver), and the service's other processes beside the API (the descriptor's workers:
+// Cinder's scheduler and a volume service per CinderBackend). What the upstream operators do, as
 // far as one process per CR goes (C5C3/cobaltcore @ da0515f0, operators/{placement,glance}/
 // internal/controller; the cinder operator's files as openstack-api-descriptors.ts cites them):
 // - the config is rendered from the spec; the password and the DB URL reach the process only by
@@ -34,7 +37,7 @@
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Obj } from '../src/sim/cluster.js';
 import { refOf } from '../src/sim/cluster.js';
@@ -42,8 +45,9 @@ import { condition } from '../src/sim/operators.js';
 import type { Kube } from './kube.js';
 import { GUNICORN_SERVING, mysqlUrl, type ProcessStarter } from './keystone.js';
 import type { MariaDBs } from './mariadb.js';
+import type { RabbitMQs } from './rabbitmq.js';
 import { UNRECORDED, type ForwardProxy, type Route } from './forward-proxy.js';
-import { FAKE_TRANSPORT_URL, KEYSTONE_PASSWORD_ENV, type ApiDescriptor } from './openstack-api-descriptors.js';
+import { FAKE_TRANSPORT_URL, KEYSTONE_PASSWORD_ENV, type ApiDescriptor, type Worker } from './openstack-api-descriptors.js';
 
 const run = promisify(execFile);
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -72,6 +76,8 @@ interface Instance {
   starts: number;
   /** The MariaDB account made for it (managed mode), dropped when its CR goes. */
   account?: { cluster: string; database: string; user: string };
+  /** The processes beside the API (descriptor.workers), by name, started from the serving template. */
+  workers: Map<string, { handle: Proc['handle']; template: string; worker: Worker; exitedAt?: number }>;
 }
 
 /** What one CR resolves to in a pass. */
@@ -85,6 +91,11 @@ interface Resolved {
   db?: string;
   /** The bus the messaging Secret names (scheme, host and path: never its credentials). */
   bus?: string;
+  /** The URL the processes get: the transport URL with the suite's RabbitMQ node for its host; none, fake://. */
+  transport?: string;
+  /** What the rollout waits for besides the Secrets (the broker to answer). */
+  waiting?: string;
+  workers?: Worker[];
 }
 
 /** The transport URL's variable (messaging.TransportURLEnvVarName) and the key of the messaging Secret it is read from. */
@@ -105,6 +116,7 @@ export class OpenStackApis {
     private readonly proxy: ForwardProxy,
     private readonly note: (text: string) => void,
     private readonly databases: MariaDBs,
+    private readonly brokers: RabbitMQs,
   ) {}
 
   /** The kinds this runner reconciles (the model's stand-ins leave them alone in its namespaces). */
@@ -138,7 +150,16 @@ export class OpenStackApis {
   }
 
   async stop(): Promise<void> {
-    for (const i of this.instances.values()) await i.serving?.handle.stop();
+    for (const i of this.instances.values()) {
+      for (const w of i.workers.values()) await w.handle.stop();
+      await i.serving?.handle.stop();
+    }
+  }
+
+  /** The processes of CR `ns/name` beside its API (name → running), for the scenarios' messages. */
+  workersOf(ns: string, name: string): Record<string, boolean> {
+    const i = this.instances.get(`${ns}/${name}`);
+    return Object.fromEntries([...(i?.workers ?? new Map())].map(([n, w]) => [n, !w.handle.exited()]));
   }
 
   /**
@@ -155,7 +176,7 @@ export class OpenStackApis {
         seen.add(key);
         let inst = this.instances.get(key);
         if (!inst) {
-          inst = { ns: cr.metadata.namespace, name: cr.metadata.name, dir: join(this.dir, `${d.program}-${cr.metadata.namespace}-${cr.metadata.name}`), d, starts: 0 };
+          inst = { ns: cr.metadata.namespace, name: cr.metadata.name, dir: join(this.dir, `${d.program}-${cr.metadata.namespace}-${cr.metadata.name}`), d, starts: 0, workers: new Map() };
           this.instances.set(key, inst);
         }
         const parts = d.parts ? listed.filter((o) => o.kind === d.parts!.kind && o.metadata.namespace === inst!.ns && d.parts!.parentOf(o) === inst!.name && !o.metadata.deletionTimestamp) : [];
@@ -167,6 +188,8 @@ export class OpenStackApis {
           void this.rollOut(i, cr, r).finally(() => {
             if (i.rolling === r.template) i.rolling = undefined;
           });
+        } else if (inst.rolling === undefined && r.template && inst.serving?.template === r.template) {
+          await this.restartExited(inst, r);
         }
         await this.writeStatus(kube, cr, await this.conditions(inst, cr, r));
         for (const p of parts) await this.writeStatus(kube, p, this.partConditions(inst, p, r, secrets));
@@ -180,6 +203,7 @@ export class OpenStackApis {
     }
     for (const [key, inst] of this.instances) {
       if (seen.has(key)) continue;
+      for (const w of inst.workers.values()) await w.handle.stop();
       await inst.serving?.handle.stop();
       this.instances.delete(key);
       this.note(`${inst.d.program} ${key}: stopped (its ${inst.d.kind} CR is gone)`);
@@ -241,7 +265,12 @@ export class OpenStackApis {
       if (!ref) out.missing = { reason: 'WaitingForMessagingCredentials', message: 'spec.messaging names no transport-URL Secret (the suite reads spec.messaging.secretRef only)' };
       else if (transportUrl === undefined) out.missing = { reason: 'WaitingForMessagingCredentials', message: data === undefined ? `brownfield transport-URL Secret ${ns}/${ref.name} not found` : `brownfield transport-URL Secret ${ns}/${ref.name} missing key "${ref.key ?? TRANSPORT_URL_KEY}"` };
       else if (bus === undefined) out.missing = { reason: 'InvalidTransportURL', message: `the transport URL in Secret ${ns}/${ref.name} key "${ref.key ?? TRANSPORT_URL_KEY}": scheme must be rabbit` };
-      else out.bus = bus;
+      else {
+        out.bus = bus;
+        const real = this.realTransport(transportUrl);
+        if (real && 'waiting' in real) out.waiting = real.waiting;
+        else if (real) out.transport = real.url;
+      }
     }
     const host = db.clusterRef ? `${db.clusterRef.name}.${ns}.svc:${db.port ?? 3306}` : `${db.host}:${db.port ?? 3306}`;
     out.db = `user ${dbUser ?? '?'} at ${host}/${db.database ?? '?'}`;
@@ -260,8 +289,12 @@ export class OpenStackApis {
           : { ok: true, reason: 'AllBackendsProjected', message: 'All attached backends are projected', ...projected };
       }
     }
-    if (out.missing || (inst.d.parts?.projectedIntoApi && !projected)) return out;
+    if (out.missing || out.waiting || (inst.d.parts?.projectedIntoApi && !projected)) return out;
     out.files = inst.d.configFiles({ cr, dir: inst.dir, venv: this.venvOf(inst.d), parts: projected });
+    // The workers' own files are part of the template too (a new backend rolls the service).
+    const partNames = parts.map((p) => p.metadata.name as string).sort();
+    out.workers = inst.d.workers?.({ cr, dir: inst.dir, venv: this.venvOf(inst.d), parts: projected, partNames }) ?? [];
+    for (const w of out.workers) Object.assign(out.files, w.files ?? {});
     if (inst.d.wsgiArgv) {
       const [module, attr] = inst.d.wsgiApp.split(':');
       out.files[`${ARGV_SHIM}.py`] = `import sys\nsys.argv[1:] = ${JSON.stringify(inst.d.wsgiArgv(inst.dir))}\nfrom ${module} import ${attr} as application  # noqa: E402\n`;
@@ -275,13 +308,13 @@ export class OpenStackApis {
       [`OS_${inst.d.databaseSection.toUpperCase()}__CONNECTION`]: dbUrl,
       [KEYSTONE_PASSWORD_ENV]: password!,
       ...Object.fromEntries((inst.d.passwordSections ?? []).map((section) => [`OS_${section.toUpperCase()}__PASSWORD`, password!])),
-      ...(inst.d.messaging ? { [TRANSPORT_URL_ENV]: FAKE_TRANSPORT_URL } : {}),
+      ...(inst.d.messaging ? { [TRANSPORT_URL_ENV]: out.transport ?? FAKE_TRANSPORT_URL } : {}),
       HOME: inst.dir,
       ...this.proxy.env(),
     };
     const image = `${cr.spec?.image?.repository ?? ''}:${cr.spec?.image?.tag ?? ''}`;
     // The pod template: the config, the image, the Secret the password env var names, and the digests.
-    out.template = sha(JSON.stringify([out.files, image, user.secretRef?.name, sha(dsn), out.passwordSha, transportUrl === undefined ? '' : sha(transportUrl)]));
+    out.template = sha(JSON.stringify([out.files, image, user.secretRef?.name, sha(dsn), out.passwordSha, transportUrl === undefined ? '' : sha(transportUrl), sha(out.transport ?? '')]));
     return out;
   }
 
@@ -302,7 +335,10 @@ export class OpenStackApis {
     let proc: Proc | undefined;
     try {
       mkdirSync(inst.dir, { recursive: true });
-      for (const [file, content] of Object.entries(r.files!)) writeFileSync(join(inst.dir, file), content);
+      for (const [file, content] of Object.entries(r.files!)) {
+        mkdirSync(dirname(join(inst.dir, file)), { recursive: true });
+        writeFileSync(join(inst.dir, file), content);
+      }
       const env = { ...process.env, ...r.env };
       if (inst.syncedImage !== image) {
         for (const [program, ...args] of inst.d.dbSync(inst.dir)) await run(bin(program!), args, { env, timeout: 300_000 });
@@ -327,12 +363,54 @@ export class OpenStackApis {
       inst.failed = undefined;
       await old?.handle.stop();
       this.note(`${inst.d.program} ${key}: ${old ? 'rolled' : 'serving'} on 127.0.0.1:${port} as ${inst.name}.${inst.ns}.svc:${inst.d.servicePort} (start ${inst.starts})`);
+      // The other processes roll with it: the old ones stop first (a volume service's host identity is one process's).
+      for (const [name, w] of inst.workers) {
+        await w.handle.stop();
+        inst.workers.delete(name);
+      }
+      for (const w of r.workers ?? []) this.startWorker(inst, w, r);
     } catch (err) {
       await proc?.handle.stop();
       const message = (err as Error).message.split('\n')[0]!.slice(0, 300);
       inst.failed = { template: r.template!, message, at: Date.now() };
       this.note(`${inst.d.program} ${key}: rollout failed: ${message}`);
     }
+  }
+
+  private startWorker(inst: Instance, w: Worker, r: Resolved): void {
+    const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}-${w.name}`, join(this.venvOf(inst.d), 'bin', w.program), w.args, r.env!);
+    inst.workers.set(w.name, { handle, template: r.template!, worker: w });
+    this.note(`${inst.d.program} ${inst.ns}/${inst.name}: ${w.program} (${w.name}) started`);
+  }
+
+  /** A worker that exited is started again after RETRY_AFTER_MS, as a crash-looping pod is. */
+  private async restartExited(inst: Instance, r: Resolved): Promise<void> {
+    for (const [name, w] of inst.workers) {
+      if (!w.handle.exited()) continue;
+      w.exitedAt ??= Date.now();
+      if (Date.now() - w.exitedAt < RETRY_AFTER_MS) continue;
+      this.note(`${inst.d.program} ${inst.ns}/${inst.name}: ${w.worker.program} (${name}) exited; started again`);
+      this.startWorker(inst, w.worker, r);
+    }
+  }
+
+  /**
+   * The transport URL the processes get for `url`: its one `{name}.{ns}.svc:5672` host replaced by
+   * the suite's RabbitMQ node for it, or what it waits for while that node does not answer;
+   * undefined for a bus the suite runs nothing for (a brownfield host, several hosts).
+   */
+  private realTransport(url: string): { url: string } | { waiting: string } | undefined {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return undefined;
+    }
+    if (!u.hostname.endsWith('.svc') || u.host.includes(',')) return undefined;
+    const port = u.port || '5672';
+    const at = this.brokers.resolve(u.hostname, port);
+    if (!at) return { waiting: `the broker ${u.hostname}:${port} does not answer yet` };
+    return { url: url.replace(`@${u.host}`, `@${at}`) };
   }
 
   private async answers(url: string, viaProxy = false): Promise<boolean> {
@@ -351,12 +429,12 @@ export class OpenStackApis {
     const current = !!r.template && inst.serving?.template === r.template;
     const probe = !!inst.serving && (await this.answers(`${serviceUrl}${inst.d.probePath}`, true));
     const out: [string, boolean, string, string][] = [
-      ['SecretsReady', !r.missing, r.missing?.reason ?? 'SecretsAvailable', r.missing?.message ?? `the service-user password and the DB credential (${r.db})${r.bus ? ` and the transport URL (${r.bus}; the e2e API runs on oslo.messaging's ${FAKE_TRANSPORT_URL})` : ''} are read`],
+      ['SecretsReady', !r.missing, r.missing?.reason ?? 'SecretsAvailable', r.missing?.message ?? `the service-user password and the DB credential (${r.db})${r.bus ? ` and the transport URL (${r.bus}; ${r.transport ? 'on the suite\'s RabbitMQ node for it' : r.waiting ?? `no broker runs for it here: oslo.messaging's ${FAKE_TRANSPORT_URL}`})` : ''} are read`],
     ];
     if (r.backends) out.push(['BackendsReady', r.backends.ok, r.backends.reason, r.backends.message]);
     out.push(['DatabaseReady', inst.syncedImage !== undefined, inst.syncedImage ? 'DatabaseSynced' : 'WaitingForDatabase', inst.syncedImage ? `${inst.d.program} db sync done for ${inst.syncedImage}` : 'the database is not synced yet']);
     const failed = inst.failed && inst.failed.template === r.template ? inst.failed.message : undefined;
-    out.push(['DeploymentReady', current, current ? 'DeploymentReady' : failed ? 'RolloutFailed' : 'WaitingForDeployment', current ? `${inst.d.program} ${version} serves ${inst.serving!.image}` : failed ?? (inst.rolling ? 'rolling out' : 'waiting for the inputs above')]);
+    out.push(['DeploymentReady', current, current ? 'DeploymentReady' : failed ? 'RolloutFailed' : 'WaitingForDeployment', current ? `${inst.d.program} ${version} serves ${inst.serving!.image}` : failed ?? (inst.rolling ? 'rolling out' : r.waiting ? `waiting: ${r.waiting}` : 'waiting for the inputs above')]);
     out.push([inst.d.apiCondition, probe, probe ? 'APIHealthy' : 'APIUnhealthy', `GET ${serviceUrl}${inst.d.probePath}: ${probe ? '200' : 'no 200'}`]);
     const bad = out.find(([, ok]) => !ok);
     const releaseNote = r.template && cr.spec?.openStackRelease && cr.spec.openStackRelease !== '2025.2' ? ` (the suite's ${inst.d.program} venv is ${version}, 2025.2, for every release)` : '';
@@ -369,7 +447,7 @@ export class OpenStackApis {
     if (!inst.d.parts!.projectedIntoApi) {
       return [
         ['CredentialsReady', !missing, missing ? 'WaitingForCredentials' : 'CredentialsAvailable', missing ?? 'no credentials needed'],
-        ['Ready', !missing, missing ? 'WaitingForCredentials' : 'Ready', missing ? `CredentialsReady: ${missing}` : `attached to ${inst.d.kind} ${inst.name} (the ${inst.d.program} processes that use it do not run in the e2e suite)`],
+        ['Ready', !missing, missing ? 'WaitingForCredentials' : 'Ready', missing ? `CredentialsReady: ${missing}` : `attached to ${inst.d.kind} ${inst.name}${inst.workers.size > 0 ? `; its ${inst.d.program} processes run from its config` : ''}`],
       ];
     }
     const projected = !!r.template && inst.serving?.template === r.template && (r.backends?.names ?? []).includes(part.metadata.name);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { homedir } from 'node:os';
 import { Keystones } from './keystone.js';
 import { MariaDBs } from './mariadb.js';
+import { RabbitMQs } from './rabbitmq.js';
 import { ForwardProxy } from './forward-proxy.js';
 import { OpenStackApis } from './openstack-apis.js';
 import { OPENSTACK_APIS } from './openstack-api-descriptors.js';
@@ -82,6 +83,7 @@ console.log(`e2e: logs in ${join(run, 'logs')}`);
 let ops: StandIns | undefined;
 let keystones: Keystones | undefined;
 let mariadbs: MariaDBs | undefined;
+let rabbitmqs: RabbitMQs | undefined;
 let apis: OpenStackApis | undefined;
 let proxy: ForwardProxy | undefined;
 let rec: Recorder | undefined;
@@ -92,6 +94,7 @@ const shutdown = async () => {
   await keystones?.stop();
   await apis?.stop();
   await mariadbs?.stop();
+  await rabbitmqs?.stop();
   await proxy?.stop();
   await h.stop();
 };
@@ -183,13 +186,15 @@ try {
   proxy = new ForwardProxy();
   mariadbs = new MariaDBs(join(run, 'mariadb'), spawn, logTo('mariadb'));
   const mariadbVersion = await mariadbs.checkVersion();
+  rabbitmqs = new RabbitMQs(join(run, 'rabbitmq'), spawn, logTo('rabbitmq'));
+  const rabbitmqVersion = rabbitmqs.checkVersion();
   keystones = new Keystones(h.paths.bin.keystone, join(run, 'keystone'), spawn, logTo('keystones'), mariadbs);
-  apis = new OpenStackApis(OPENSTACK_APIS, (d) => venvDir(repo, cache, d.venv), join(run, 'apis'), spawn, proxy, logTo('openstack-apis'), mariadbs);
+  apis = new OpenStackApis(OPENSTACK_APIS, (d) => venvDir(repo, cache, d.venv), join(run, 'apis'), spawn, proxy, logTo('openstack-apis'), mariadbs, rabbitmqs);
   const apiVersions = await apis.checkVersions((d) => VENVS[d.venv]);
   proxy.route(keystones.route);
   proxy.route(apis.route);
   await h.startKorc(REAL_OPENSTACK_NAMESPACES, await proxy.start(await freePort()));
-  console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}; MariaDB ${mariadbVersion} per MariaDB CR, Keystone ${VENVS.keystone} per Keystone CR, ${apiVersions.join(', ')} per service CR there, on their MariaDB accounts) after ${elapsed()}`);
+  console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}; MariaDB ${mariadbVersion} per MariaDB CR, RabbitMQ ${rabbitmqVersion} per RabbitmqCluster CR, Keystone ${VENVS.keystone} per Keystone CR, ${apiVersions.join(', ')} per service CR there, on their MariaDB accounts) after ${elapsed()}`);
   // Stand-ins for the operators that do not run for real: MariaDB (its Backups and Restores too),
   // Memcached, RabbitMQ, the OVN operator, the service operators (one per SERVICES entry; Placement,
   // Glance and Cinder outside REAL_OPENSTACK_NAMESPACES only, the CinderBackends everywhere), the Keystone operator and K-ORC outside
@@ -206,6 +211,8 @@ try {
       // The MariaDB servers first (the accounts need them), the ones whose CR went last (a consumer gone with them drops its account first).
       const dbs = inNs.filter((o) => o.kind === 'MariaDB');
       await mariadbs!.startListed(dbs);
+      // The RabbitMQ nodes (in the background: a pass never waits for one to boot), down while the model's outage switch says so.
+      await rabbitmqs!.reconcile(inNs.filter((o) => o.kind === 'RabbitmqCluster'), secrets, (o) => world.down.has(`RabbitmqCluster/${o.metadata.name}`));
       await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), secrets);
       await apis!.reconcile(kube, inNs);
       await mariadbs!.stopUnlisted(dbs, (ns, name) => keystones!.databaseStopping(ns, name));
@@ -225,7 +232,7 @@ try {
   writeFileSync(join(run, 'pids'), `${h.pids()}\n`);
 
   const openstack = new OpenStackCli(venvDir(repo, cache, 'openstackclient'), join(run, 'openstack-client'), proxy);
-  const ctx: Ctx = { h, kube, ops, bao, keystones, apis, mariadbs, proxy, openstack, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
+  const ctx: Ctx = { h, kube, ops, bao, keystones, apis, mariadbs, rabbitmqs, proxy, openstack, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
   const only = process.env.E2E_SCENARIOS ? new Set(process.env.E2E_SCENARIOS.split(',').map(Number)) : undefined;
   for (const s of scenarios(shared)) {
     if (only && !only.has(s.id)) continue;

@@ -11,7 +11,7 @@
 #   keystone, placement, glance, cinder (2025.2 line) from PyPI, each in a venv with gunicorn and PyMySQL,
 #   and openstack (python-openstackclient, osc-placement)  every one pinned by e2e/constraints.txt
 #   K-ORC's controller manager and its CRDs           from $C5C3_SHARED_DIR/third_party/k-orc-482412c0 (Region, regionRef)
-#   etcd, mariadbd                                    Debian's etcd-server and mariadb-server (installed with apt when missing)
+#   etcd, mariadbd, rabbitmq-server                   Debian's etcd-server, mariadb-server and rabbitmq-server (installed with apt when missing)
 #   helm (v3)                                         from the Go module helm.sh/helm/v3
 #   promtool                                          Debian's prometheus package (2.42), unpacked, not installed
 #   the previous release of the hooks                 from this clone's history (git archive), npm ci, tsc
@@ -68,21 +68,23 @@ apt_install() {
     || { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1; }
 }
 
-# --- Debian's servers: etcd, MariaDB ----------------------------------------------------------
-# One apt-get for both. Debian's packages start their system services; the suite runs its own
-# instances (its etcd on other ports, a mariadbd per MariaDB CR in its own data directory: e2e/mariadb.ts).
+# --- Debian's servers: etcd, MariaDB, RabbitMQ ------------------------------------------------
+# One apt-get for all. Debian's packages start their system services; the suite runs its own
+# instances (its etcd on other ports, a mariadbd per MariaDB CR in its own data directory: e2e/mariadb.ts,
+# a RabbitMQ node per RabbitmqCluster CR: e2e/rabbitmq.ts).
 setup_debian_servers() {
   local missing=()
   command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
   command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 || missing+=(mariadb-server)
+  [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || missing+=(rabbitmq-server)
   if [ "${#missing[@]}" -gt 0 ]; then
     local t0=$SECONDS
     echo "e2e setup: installing ${missing[*]} with apt-get" >&2
-    apt_install "${missing[@]}" || die "${missing[*]} not found and could not be installed with apt-get; install them (Debian: etcd-server, mariadb-server) and retry."
-    if command -v systemctl >/dev/null 2>&1; then systemctl disable --now etcd mariadb >/dev/null 2>&1 || true; fi
+    apt_install "${missing[@]}" || die "${missing[*]} not found and could not be installed with apt-get; install them (Debian: etcd-server, mariadb-server, rabbitmq-server) and retry."
+    if command -v systemctl >/dev/null 2>&1; then systemctl disable --now etcd mariadb rabbitmq-server >/dev/null 2>&1 || true; fi
     phase "apt ${missing[*]}" "$t0"
   fi
-  echo "etcd $(command -v etcd), mariadbd $(command -v mariadbd) ($(mariadbd --version 2>/dev/null | head -1))"
+  echo "etcd $(command -v etcd), mariadbd $(command -v mariadbd) ($(mariadbd --version 2>/dev/null | head -1)), rabbitmq-server $(ls -d /usr/lib/rabbitmq/lib/rabbitmq_server-* 2>/dev/null | sed 's/.*rabbitmq_server-//')"
 }
 
 # --- Kubernetes -------------------------------------------------------------------------------
@@ -238,7 +240,7 @@ install_venvs() {
   py_venv keystone "$KEYSTONE_VERSION" keystone-manage "keystone==$KEYSTONE_VERSION" gunicorn python-memcached PyMySQL
   py_venv placement "$PLACEMENT_VERSION" placement-manage "openstack-placement==$PLACEMENT_VERSION" gunicorn PyMySQL
   py_venv glance "$GLANCE_VERSION" glance-manage "glance==$GLANCE_VERSION" gunicorn PyMySQL
-  py_venv cinder "$CINDER_VERSION" cinder-manage "cinder==$CINDER_VERSION" gunicorn PyMySQL
+  py_venv cinder "$CINDER_VERSION" cinder-manage "cinder==$CINDER_VERSION" gunicorn PyMySQL fixtures
   py_venv openstackclient "$OPENSTACKCLIENT_VERSION" openstack "python-openstackclient==$OPENSTACKCLIENT_VERSION" "osc-placement==$OSC_PLACEMENT_VERSION"
 }
 

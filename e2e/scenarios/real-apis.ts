@@ -197,6 +197,50 @@ async function volumesListed(ctx: Ctx, cloud: string, volumeUrl: string): Promis
 }
 
 /**
+ * As a user: a volume made through the catalog's block-storage row goes `available` — the real
+ * cinder-api casts to the real cinder-scheduler, which picks the volume service `{cr}@{backend}`
+ * and casts to it, both over the RabbitMQ node behind the transport URL the hooks built; the
+ * volume service (FakeLoggingVolumeDriver: no storage) creates it in the database. Before that,
+ * `openstack volume service list` shows the scheduler and every volume service up (their
+ * heartbeats in the database) and the scheduler lists a pool for every backend (their capabilities
+ * reached it over the bus). The volume is deleted after.
+ */
+export async function usersVolumeGoesAvailable(ctx: Ctx, ns: string, cp: string, user: UserCinder, backends: string[]): Promise<void> {
+  const t0 = Date.now();
+  const cr = serviceChildNames(cp, cinder.name).cr;
+  const want = ['cinder-scheduler', ...backends.map((b) => `cinder-volume ${cr}@${b}`)];
+  let services: Obj[] = [];
+  await waitUntil(`Cinder's services up: ${want.join(', ')} (workers ${JSON.stringify(ctx.apis.workersOf(ns, cr))})`, async () => {
+    services = (await ctx.openstack.json(user.cloud, ['volume', 'service', 'list'])) as unknown as Obj[];
+    const up = services.filter((x) => x.State === 'up' && x.Status === 'enabled').map((x) => (x.Binary === 'cinder-scheduler' ? x.Binary : `${x.Binary} ${x.Host}`));
+    return want.every((w) => up.includes(w));
+  }, 240_000, ctx, 5_000);
+  // Up is a heartbeat in the database; the scheduler places a volume only on a backend whose
+  // capabilities reached it over the bus (the volume service's periodic report, up to a minute or
+  // two after both start: a volume made before that fails with NoValidBackend, as on any new cloud).
+  let pools: string[] = [];
+  await waitUntil(`the scheduler's pools name every backend (${backends.map((b) => `${cr}@${b}`).join(', ')})`, async () => {
+    pools = ((await ctx.openstack.json(user.cloud, ['volume', 'backend', 'pool', 'list'])) as unknown as Obj[]).map((p) => String(p.Name));
+    return backends.every((b) => pools.some((p) => p.startsWith(`${cr}@${b}#`)));
+  }, 240_000, ctx, 5_000);
+  const created = await ctx.openstack.json(user.cloud, ['volume', 'create', '--size', '1', `e2e-${randomBytes(3).toString('hex')}`]);
+  const id = created.id as string;
+  check(typeof id === 'string', `openstack volume create: ${JSON.stringify(created)}`);
+  let volume: Obj = created;
+  await waitUntil(`volume ${id} available or in error`, async () => {
+    volume = await ctx.openstack.json(user.cloud, ['volume', 'show', id]);
+    return volume.status === 'available' || volume.status === 'error';
+  }, 240_000, ctx, 3_000);
+  check(volume.status === 'available', `volume ${id} went to ${String(volume.status)}: the scheduler or the volume service failed it (see their logs)`);
+  const host = String(volume['os-vol-host-attr:host'] ?? '');
+  check(backends.some((b) => host.startsWith(`${cr}@${b}`)), `volume ${id} on host ${host}, expected ${cr}@<one of ${backends.join(', ')}>`);
+  await ctx.openstack.run(user.cloud, ['volume', 'delete', id]);
+  await waitUntil(`volume ${id} deleted`, async () => !((await ctx.openstack.json(user.cloud, ['volume', 'list'])) as unknown as Obj[]).some((v) => v.ID === id), 120_000, ctx, 3_000);
+  console.log(`    Cinder's services up: ${want.join(', ')} (openstack volume service list); the scheduler's pools ${pools.join(', ')} (openstack volume backend pool list)`);
+  console.log(`    as a user: volume ${id} (1 GiB) available on ${host} after ${Math.round((Date.now() - t0) / 1000)} s — scheduled and created over the real RabbitMQ node behind the hooks' transport URL (FakeLoggingVolumeDriver: no storage), then deleted`);
+}
+
+/**
  * After Cinder's password rotation: the API of its CR was restarted after `since` with the
  * password now in its Secret, and it validates a user's token (keystonemiddleware fetches its own
  * token with that password first).

@@ -1,10 +1,11 @@
 // The compute cloud against the real Keystone and K-ORC (issue 39): Glance, Placement, Neutron,
 // Cinder and Nova on a managed bus (the ControlPlane of hooks/' cloud run), with the real Glance,
-// Placement and Cinder APIs per CR (e2e/openstack-apis.ts), stand-in operators for Neutron, Nova,
-// the CinderBackends, the bus and the OVNCentral (src/sim/operators.ts) and the CRDs of
+// Placement and Cinder APIs per CR (e2e/openstack-apis.ts; Cinder with its scheduler and a volume
+// service per CinderBackend) on a real RabbitMQ node (e2e/rabbitmq.ts), stand-in operators for
+// Neutron, Nova, the bus's status and the OVNCentral (src/sim/operators.ts) and the CRDs of
 // test/support/compute-crds.ts; the service users, role assignments and catalog rows are K-ORC's,
 // in Keystone's database. A user reaches the real Cinder through its catalog row, before and
-// after its password rotation (real-apis.ts). The scenario first holds the services back (the bus down, then no
+// after its password rotation, and makes a volume that goes available (real-apis.ts). The scenario first holds the services back (the bus down, then no
 // OVNCentral) and checks that no CR is created meanwhile and that the conditions say why.
 import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
@@ -17,7 +18,7 @@ import { CLOUD } from '../../src/cli/hook-payloads.js';
 import type { Ctx, Scenario } from './support.js';
 import { unb64, secretValue, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, REAL_CLOUD_NS, keystoneApiOf } from './support.js';
 import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
-import { cinderValidatesAfterRotation, usersReachCinder } from './real-apis.js';
+import { cinderValidatesAfterRotation, usersReachCinder, usersVolumeGoesAvailable } from './real-apis.js';
 import { rotateServicePassword } from './service-password.js';
 
 const ns = REAL_CLOUD_NS;
@@ -53,7 +54,7 @@ export function realCloudScenarios(): Scenario[] {
   return [
     {
       id: 26,
-      title: 'real Keystone and K-ORC: the compute cloud (Glance, Placement, Neutron on an OVNCentral, Cinder, Nova, a managed bus): no service CR while the bus or OVN is not Ready, and the conditions say why; converged, every service user with its roles and every catalog row in Keystone; a user lists volumes from the real Cinder API through its catalog row (401 without a token); a Cinder password rotation, after which that API still validates tokens; deletion removes them from Keystone before the Keystone CR goes',
+      title: 'real Keystone and K-ORC: the compute cloud (Glance, Placement, Neutron on an OVNCentral, Cinder, Nova, a managed bus): no service CR while the bus or OVN is not Ready, and the conditions say why; converged, every service user with its roles and every catalog row in Keystone; a user lists volumes from the real Cinder API through its catalog row (401 without a token) and makes one that goes available through the real scheduler and volume service over the real RabbitMQ; a Cinder password rotation, after which that API still validates tokens; deletion removes them from Keystone before the Keystone CR goes',
       async run(ctx) {
         await ensureNamespace(ctx, ns);
         for (const d of SERVICES) for (const db of d.databases) await ctx.bao.put(serviceRemoteKeys(ns, REAL_NAME, d.name).dbOf(db.infix), { username: db.name, password: secretValue() });
@@ -121,6 +122,10 @@ export function realCloudScenarios(): Scenario[] {
         check(neutron?.spec?.nova?.serviceUser?.username === 'neutron-nova', `Neutron's notifier ${JSON.stringify(neutron?.spec?.nova)}`);
         // The real Cinder behind its row, as a user reaches it.
         const user = await usersReachCinder(ctx, ns, REAL_NAME, spec.region);
+        // The bus used: a volume scheduled and created over the RabbitMQ node behind the hooks' transport URL.
+        const backends = (await ctx.kube.list(cinder.partKinds[0]!.apiVersion, cinder.partKinds[0]!.kind, ns)).filter((b) => b.spec?.cinderRef?.name === serviceChildNames(REAL_NAME, cinder.name).cr).map((b) => b.metadata.name as string);
+        check(backends.length > 0 && ctx.rabbitmqs.serves(ns, rabbitmqName(REAL_NAME)), `CinderBackends ${backends.join(', ') || 'none'}; RabbitMQ ${rabbitmqName(REAL_NAME)} ${ctx.rabbitmqs.serves(ns, rabbitmqName(REAL_NAME)) ? 'serves' : 'does not serve'}`);
+        await usersVolumeGoesAvailable(ctx, ns, REAL_NAME, user, backends);
 
         // 4. A new service's password rotated: OpenBao and Keystone hold the new one, the old is refused.
         {

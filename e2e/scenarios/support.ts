@@ -12,6 +12,7 @@ import type { StandIns } from '../standins.js';
 import type { OpenBao } from '../openbao.js';
 import type { KeystoneApi, Keystones } from '../keystone.js';
 import type { OpenStackApis } from '../openstack-apis.js';
+import type { RabbitMQs } from '../rabbitmq.js';
 import type { MariaDBs } from '../mariadb.js';
 import type { ForwardProxy } from '../forward-proxy.js';
 import type { OpenStackCli } from '../openstack-cli.js';
@@ -24,10 +25,12 @@ export interface Ctx {
   bao: OpenBao;
   /** The real Keystones of REAL_OPENSTACK_NS (K-ORC runs for real there). */
   keystones: Keystones;
-  /** The real Placement and Glance APIs of those namespaces, one per service CR. */
+  /** The real Placement, Glance and Cinder APIs of those namespaces, one per service CR (Cinder with its scheduler and volume services). */
   apis: OpenStackApis;
   /** The real MariaDB servers of those namespaces, one per MariaDB CR: the accounts every real service connects with. */
   mariadbs: MariaDBs;
+  /** The real RabbitMQ nodes of those namespaces, one per RabbitmqCluster CR: the bus of the services the suite runs. */
+  rabbitmqs: RabbitMQs;
   /** The in-cluster DNS of those namespaces: what a request to a `*.svc` URL got. */
   proxy: ForwardProxy;
   /** The `openstack` client a user runs. */
