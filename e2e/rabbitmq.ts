@@ -18,9 +18,9 @@
 // counterpart of the forward proxy's routes.
 import { connect } from 'node:net';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Obj } from '../src/sim/cluster.js';
+import { secretString, sha256Hex } from '../src/k8s/secret.js';
 import type { ProcessStarter } from './keystone.js';
 import type { SpawnedProcess } from './harness.js';
 
@@ -44,8 +44,6 @@ interface Node {
   up: boolean;
   starting?: Promise<void>;
 }
-
-const b64 = (data: Record<string, string> | undefined, key: string) => (data?.[key] === undefined ? undefined : Buffer.from(data[key]!, 'base64').toString('utf8'));
 
 export class RabbitMQs {
   private readonly nodes = new Map<string, Node>();
@@ -77,8 +75,8 @@ export class RabbitMQs {
       listed.add(key);
       if (o.metadata.deletionTimestamp) continue;
       const secret = secrets.find((s) => s.metadata.namespace === o.metadata.namespace && s.metadata.name === `${o.metadata.name}-default-user`);
-      const user = b64(secret?.data, 'username');
-      const password = b64(secret?.data, 'password');
+      const user = secretString(secret, 'username');
+      const password = secretString(secret, 'password');
       let node = this.nodes.get(key);
       if (node && (down(o) || (user !== undefined && (node.user !== user || node.password !== password)))) {
         await this.stopNode(node, down(o) ? 'its RabbitmqCluster is down' : 'its default user changed');
@@ -155,7 +153,7 @@ export class RabbitMQs {
     ].join('\n'), { mode: 0o600 });
     writeFileSync(join(node.dir, 'enabled_plugins'), '[].\n');
     writeFileSync(join(node.dir, 'rabbitmq-env.conf'), '');
-    const nodename = `rabbit_${createHash('sha256').update(`${node.ns}/${node.name}`).digest('hex').slice(0, 10)}@localhost`;
+    const nodename = `rabbit_${sha256Hex(`${node.ns}/${node.name}`).slice(0, 10)}@localhost`;
     node.up = false;
     node.proc = this.procs.start(`rabbitmq-${node.ns}-${node.name}`, join(LIB, 'bin', 'rabbitmq-server'), [], {
       // A HOME of its own: the node's Erlang cookie.
