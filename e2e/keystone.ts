@@ -131,6 +131,28 @@ export class Keystones {
     return JSON.parse(stdout) as { id: string; name: string }[];
   }
 
+  /**
+   * `read` runs once, when the suite sees Keystone CR `ns/name` gone or its MariaDB going, before
+   * that instance stops: what its API answers then, without racing the stop (a poll of the API
+   * while the CR lives can miss the last change before it goes).
+   */
+  beforeGone(ns: string, name: string, read: () => Promise<void>): void {
+    this.lastReads.set(`${ns}/${name}`, read);
+  }
+
+  private readonly lastReads = new Map<string, () => Promise<void>>();
+
+  private async runLastRead(key: string): Promise<void> {
+    const read = this.lastReads.get(key);
+    if (!read) return;
+    this.lastReads.delete(key);
+    try {
+      await read();
+    } catch (err) {
+      this.note(`keystone ${key}: the read registered for its going failed: ${(err as Error).message}`);
+    }
+  }
+
   /** The application credentials a MariaDB-backed instance's database held when its CR or its server went (before the drop). */
   // The read itself, set in the same turn the instance leaves `instances`: a caller never finds neither.
   private readonly credentialsAtDeletion = new Map<string, Promise<{ id: string; name: string }[]>>();
@@ -144,6 +166,7 @@ export class Keystones {
   async databaseStopping(ns: string, cluster: string): Promise<void> {
     for (const [key, inst] of this.instances) {
       if (inst.ns !== ns || inst.db.kind !== 'mariadb' || inst.db.cluster !== cluster) continue;
+      await this.runLastRead(key);
       const read = this.applicationCredentials(ns, inst.db);
       this.credentialsAtDeletion.set(key, read);
       try {
@@ -290,6 +313,7 @@ export class Keystones {
     }
     for (const [key, inst] of this.instances) {
       if (seen.has(key)) continue;
+      await this.runLastRead(key);
       const db = inst.db;
       // What its database holds, read before it leaves the map (credentialsOnDisk finds one or the other).
       const read = db.kind === 'mariadb' && this.databases.serves(inst.ns, db.cluster) ? this.applicationCredentials(inst.ns, db) : undefined;

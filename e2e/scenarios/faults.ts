@@ -28,7 +28,7 @@ import {
   AssertionError, b64, check, childrenOf, condition, conditionsLine, cpRef, createControlPlane, ensureNamespace, forceRefresh, korcKinds, liveCredentialsOf, mints,
   secretValue, sleep, unb64, userSecret, waitReady, waitUntil, REAL_FAULTS_NS,
 } from './support.js';
-import { REAL_NAME, korcCredential, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
+import { REAL_NAME, korcCredential, answerAsKeystoneGoes } from './real-keystone.js';
 import { keystoneApiOf } from './support.js';
 import { BROWNFIELD } from './managed.js';
 
@@ -265,7 +265,7 @@ export function faultScenarios(shared: string): Scenario[] {
         await crashService(ctx);
         console.log(`    service killed mid-teardown and started again (${mcErrors(ctx, from).length} failed call(s) in Metacontroller's log)`);
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: real, name: names.keystone };
-        const last = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone',
+        const last = await answerAsKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone',
           async () => ({ acs: (await keystone.applicationCredentials()).map((a) => a.id as string), users: (await keystone.users()).filter((u) => u.name === 'placement').length, services: (await keystone.services()).filter((s) => s.type === 'placement').length }),
           async () => !(await ctx.kube.get(realRef)) && (await childrenOf(ctx, real, realUid)).length === 0, 300_000);
         check(!!last, 'Keystone never answered during the teardown');

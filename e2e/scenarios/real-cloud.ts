@@ -17,7 +17,7 @@ import type { KeystoneApi } from '../keystone.js';
 import { CLOUD } from '../../src/cli/hook-payloads.js';
 import type { Ctx, Scenario } from './support.js';
 import { unb64, secretValue, check, waitUntil, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, REAL_CLOUD_NS, keystoneApiOf } from './support.js';
-import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
+import { REAL_NAME, answerAsKeystoneGoes } from './real-keystone.js';
 import { cinderValidatesAfterRotation, usersReachCinder, usersVolumeGoesAvailable } from './real-apis.js';
 import { rotateServicePassword } from './service-password.js';
 
@@ -138,11 +138,11 @@ export function realCloudScenarios(): Scenario[] {
         const uid = cp.metadata.uid as string;
         await ctx.kube.delete(ref);
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
-        const last = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => cloudIn(keystone), async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0, 420_000);
+        const last = await answerAsKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => cloudIn(keystone), async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0, 420_000);
         check(!!last, 'Keystone never answered during the teardown');
         check(last!.users.length + last!.services.length + last!.endpoints.length === 0, `still in Keystone when its CR went: ${JSON.stringify(last)}`);
         check(!!(await ctx.kube.get(ovnRef)), 'the OVNCentral was deleted (it is not the ControlPlane\'s)');
-        console.log(`    Keystone's last answer before its CR went: none of the ${accounts().length} service users, ${SERVICES.length} catalog services or their endpoints; the OVNCentral kept`);
+        console.log(`    Keystone as its CR went (K-ORC's objects all deleted before it): none of the ${accounts().length} service users, ${SERVICES.length} catalog services or their endpoints; the OVNCentral kept`);
         await ctx.kube.delete(ovnRef);
       },
     },

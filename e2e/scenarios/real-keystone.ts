@@ -7,6 +7,7 @@ import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
 import { childNames, remoteKeys } from '../../src/controlplane/names.js';
 import type { Ref } from '../kube.js';
+import type { Event } from '../recorder.js';
 import type { KeystoneApi } from '../keystone.js';
 import type { Ctx, Scenario } from './support.js';
 import { sleep, unb64, secretValue, AssertionError, check, waitUntil, condition, cpRef, childrenOf, korcKinds, ensureNamespace, createControlPlane, waitReady, newCredentialReachesKorc, forceRefresh, REAL_OPENSTACK_NS, REAL_OPENSTACK_DOWN_NS } from './support.js';
@@ -33,23 +34,48 @@ const identityImport = (ns: string) => ({
 });
 
 /**
- * Keystone's last answer while its Keystone CR still exists: `read` is polled until the CR is
- * gone (errors: Keystone stopping with it), then `done` must hold.
+ * What Keystone answers as its CR `ksRef` goes: `read` runs once, when the suite's Keystone runner
+ * sees the CR gone or its MariaDB going, before that Keystone stops (Keystones.beforeGone; a poll
+ * while the CR lives could keep an answer from before the last revocation, when the hooks release
+ * Keystone within one poll of it). Then `done` must hold, and the order is checked on the API
+ * server's revisions: every K-ORC object of the CR's ControlPlane was deleted before the Keystone CR
+ * began to go. K-ORC removes its finalizer only once the resource is gone from Keystone, or left
+ * there on detach (k-orc c22784ca, internal/controllers/generic/reconciler/resource_actions.go), so
+ * the read's answer held before the CR went. Undefined when the read failed.
  */
-export async function lastAnswerBeforeKeystoneGoes<T>(ctx: Ctx, ksRef: Ref, what: string, read: () => Promise<T>, done: () => Promise<boolean>, timeoutMs: number): Promise<T | undefined> {
+export async function answerAsKeystoneGoes<T>(ctx: Ctx, ksRef: Ref, what: string, read: () => Promise<T>, done: () => Promise<boolean>, timeoutMs: number): Promise<T | undefined> {
   let last: T | undefined;
-  await waitUntil(what, async () => {
-    if (await ctx.kube.get(ksRef)) {
-      try {
-        last = await read();
-      } catch {
-        // Keystone stopping with its CR.
-      }
-      return undefined;
+  let ran = false;
+  ctx.keystones.beforeGone(ksRef.namespace!, ksRef.name, async () => {
+    try {
+      last = await read();
+    } finally {
+      ran = true;
     }
-    return done();
-  }, timeoutMs, ctx, 250);
+  });
+  await waitUntil(`${what}, and Keystone read as its CR went`, async () => ran && (await done()), timeoutMs, ctx, 250);
+  await korcGoneBeforeKeystone(ctx, ksRef);
   return last;
+}
+
+/** Every K-ORC object of the ControlPlane that owned Keystone CR `ksRef` was deleted at a lower revision than the CR's first terminating event. */
+async function korcGoneBeforeKeystone(ctx: Ctx, ksRef: Ref): Promise<void> {
+  const kinds = new Set(korcKinds.map((k) => k.kind));
+  let going: Event[] = [];
+  let korc = new Map<string, Event[]>();
+  // The recorder's watch events arrive on their own: wait until it saw the CR go and every K-ORC object deleted.
+  await waitUntil(`the recorder saw Keystone ${ksRef.name} go and every K-ORC object of its ControlPlane deleted`, async () => {
+    const ks = ctx.rec.events.filter((e) => e.kind === 'Keystone' && e.namespace === ksRef.namespace && e.name === ksRef.name);
+    const uid = ks.filter((e) => e.type === 'DELETED').at(-1)?.uid;
+    going = ks.filter((e) => e.uid === uid && e.terminating);
+    const owner = going[0]?.owner;
+    korc = new Map();
+    for (const e of ctx.rec.events) if (owner && e.owner === owner && kinds.has(e.kind)) korc.set(e.uid, [...(korc.get(e.uid) ?? []), e]);
+    return going.length > 0 && [...korc.values()].every((es) => es.some((e) => e.type === 'DELETED'));
+  }, 30_000, ctx, 250);
+  const firstGoing = Math.min(...going.map((e) => e.rv));
+  const late = [...korc.values()].map((es) => es.find((e) => e.type === 'DELETED')!).filter((e) => e.rv > firstGoing);
+  check(late.length === 0, `the Keystone CR began to go (revision ${firstGoing}) before K-ORC's ${late.map((e) => `${e.kind}/${e.name} (deleted at ${e.rv})`).join(', ')}`);
 }
 
 /** The admin's application credentials, the catalog services and the endpoints Keystone holds (ids). */
@@ -169,13 +195,13 @@ export function realOpenStackScenarios(shared: string): Scenario[] {
         };
         const cluster: string = (await ctx.kube.get(ref()))!.spec.infrastructure.database.clusterRef.name;
         await ctx.kube.delete(ref());
-        // Poll Keystone while the Keystone CR lives: the last answer before it goes must lack all three.
+        // Keystone read as its CR goes (every K-ORC object deleted before it, in revision order): it must lack all three.
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
-        const last = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and its Keystone CR gone', () => identityIn(keystone), async () => !(await ctx.kube.get(ref())), 300_000);
+        const last = await answerAsKeystoneGoes(ctx, ksRef, 'the ControlPlane and its Keystone CR gone', () => identityIn(keystone), async () => !(await ctx.kube.get(ref())), 300_000);
         check(!!last, 'Keystone never answered during the teardown');
         const left = [last!.acs.includes(ids.ac) && `application credential ${ids.ac}`, last!.services.includes(ids.service) && `service ${ids.service}`, last!.endpoints.includes(ids.endpoint) && `endpoint ${ids.endpoint}`].filter(Boolean);
         check(left.length === 0, `still in Keystone when its CR went: ${left.join(', ')}`);
-        console.log(`    Keystone's last answer before its CR went: credential, service and endpoint gone (${last!.acs.length} credentials, ${last!.services.length} services left)`);
+        console.log(`    Keystone as its CR went (K-ORC's objects all deleted before it): credential, service and endpoint gone (${last!.acs.length} credentials, ${last!.services.length} services left)`);
         // Garbage collection removes the released ControlPlane's Keystone and MariaDB in either
         // order: the account is dropped, or it goes with the server (mariadb-operator's
         // SqlFinalizer drops nothing once the MariaDB is gone or going).
@@ -258,12 +284,12 @@ export function realOpenStackScenarios(shared: string): Scenario[] {
         // Secret) while the import lives: it goes with the ControlPlane, while Keystone answers.
         await ctx.kube.delete({ apiVersion: GVK.Service.apiVersion, kind: 'Service', namespace: ns, name: 'identity' });
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
-        const last = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane released and every child gone (not held at FinalizingORC)', () => identityIn(keystone),
+        const last = await answerAsKeystoneGoes(ctx, ksRef, 'the ControlPlane released and every child gone (not held at FinalizingORC)', () => identityIn(keystone),
           async () => !(await ctx.kube.get(ref())) && (await childrenOf(ctx, ns, created.metadata.uid)).length === 0, 300_000);
         check(!!last, 'Keystone never answered during the teardown');
         check(!last!.acs.includes(ids.ac) && !last!.endpoints.includes(ids.endpoint), `still in Keystone when its CR went: ${JSON.stringify(last)}`);
         check(last!.services.includes(ids.service), `the identity service ${ids.service} was deleted from Keystone, not detached`);
-        console.log(`    Keystone's last answer before its CR went: credential ${ids.ac} revoked, endpoint gone, identity service ${ids.service} kept (detached)`);
+        console.log(`    Keystone as its CR went (K-ORC's objects all deleted before it): credential ${ids.ac} revoked, endpoint gone, identity service ${ids.service} kept (detached)`);
       },
     },
   ];

@@ -12,7 +12,7 @@ import { SERVICES as ALL_SERVICES } from '../../src/api/services/index.js';
 import type { Ref } from '../kube.js';
 import type { Ctx, Scenario } from './support.js';
 import { check, condition, cpRef, childrenOf, createControlPlane, ensureNamespace, keystoneApiOf, secretValue, sleep, userSecret, waitReady, waitUntil, REAL_MIGRATION_NS } from './support.js';
-import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
+import { REAL_NAME, answerAsKeystoneGoes } from './real-keystone.js';
 import { publishedCloud } from './real-apis.js';
 
 const SPEC: Obj = HOOKS_SERVICES.spec;
@@ -122,7 +122,7 @@ export function realRegionScenarios(): Scenario[] {
         const deleteMark = Date.now();
         await ctx.kube.delete(ref);
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: childNames(REAL_NAME).keystone };
-        const last = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => ({ rows: await rowsIn(ctx), regions: (await keystone().regions()).map((r) => r.id as string) }), async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0, 420_000);
+        const last = await answerAsKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => ({ rows: await rowsIn(ctx), regions: (await keystone().regions()).map((r) => r.id as string) }), async () => !(await ctx.kube.get(ref)) && (await childrenOf(ctx, ns, uid)).length === 0, 420_000);
         check(!!last, 'Keystone never answered during the teardown');
         const left = DECLARED.flatMap((d) => [...(last!.rows.get(`${d.serviceType} public`) ?? []), ...(last!.rows.get(`${d.serviceType} internal`) ?? [])]);
         check(left.length === 0, `rows of the services still in Keystone when its CR went: ${line(last!.rows)}`);

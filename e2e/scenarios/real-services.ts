@@ -12,7 +12,7 @@ import { SERVICES as HOOKS_SERVICES } from '../../src/cli/hook-payloads.js';
 import { SERVICES as ALL_SERVICES, placement } from '../../src/api/services/index.js';
 import type { Ctx, Scenario } from './support.js';
 import { unb64, secretValue, check, condition, cpRef, childrenOf, ensureNamespace, createControlPlane, userSecret, waitReady, mints, REAL_SERVICES_NS, keystoneApiOf, waitUntil } from './support.js';
-import { REAL_NAME, lastAnswerBeforeKeystoneGoes } from './real-keystone.js';
+import { REAL_NAME, answerAsKeystoneGoes } from './real-keystone.js';
 import { rollout } from './upgrade.js';
 import { apiValidatesAfterRotation, servicesGoneForUsers, usersReachTheApis } from './real-apis.js';
 import { rotateServicePassword } from './service-password.js';
@@ -136,7 +136,7 @@ export function realServicesScenarios(): Scenario[] {
         await ctx.kube.delete(ref);
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
         let forUsers: { catalog: string[]; authenticating: string[] } | undefined;
-        const answer = await lastAnswerBeforeKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => {
+        const answer = await answerAsKeystoneGoes(ctx, ksRef, 'the ControlPlane and every child gone', async () => {
           const rows = await servicesIn(keystone);
           // Asked once the rows are gone (each password check costs Keystone a hash); nothing comes back.
           if (!forUsers && rows.users.length + rows.services.length + rows.endpoints.length === 0) forUsers = await servicesGoneForUsers(keystone, passwords);
@@ -149,7 +149,7 @@ export function realServicesScenarios(): Scenario[] {
         check(!!forUsers, 'Keystone stopped before a user could look at the catalog without the services');
         const inCatalog = forUsers!.catalog.filter((t) => SERVICES.some((s) => s.type === t));
         check(inCatalog.length === 0 && forUsers!.authenticating.length === 0, `after the teardown: catalog rows ${inCatalog.join(', ') || 'none'}, users authenticating ${forUsers!.authenticating.join(', ') || 'none'}`);
-        console.log(`    Keystone's last answer before its CR went: no service user, catalog service or endpoint of Placement or Glance; the service project ${projects.includes('service') ? 'kept (detached)' : 'gone'}`);
+        console.log(`    Keystone as its CR went (K-ORC's objects all deleted before it): no service user, catalog service or endpoint of Placement or Glance; the service project ${projects.includes('service') ? 'kept (detached)' : 'gone'}`);
         console.log(`    a token's catalog then: ${forUsers!.catalog.join(', ') || 'empty'} (no placement, no image); placement and glance refused with their last passwords`);
         // The service CRs go before Keystone and the infrastructure (finalize.ts): their accounts are
         // dropped while the server answers. Keystone and MariaDB go by garbage collection in either
