@@ -94,3 +94,24 @@ t.test('every hook log line names its parent: computed, answered from a kept ans
   t.notOk('parent' in last, 'no parent field for a name Kubernetes would not admit');
   for (const line of logs) t.notMatch(line, SECRET.toUpperCase());
 });
+
+t.test('a hook call that fails on our side: its "hook failed" line names the parent too', async (t) => {
+  // The clock breaks after the server is up: the hook call throws inside its handler (a 500). A
+  // parent of its own: the kept answers of the test above (process-wide) would answer its bytes.
+  let broken = false;
+  const { app, logs } = await testServer({ level: 'info', clock: () => {
+    if (broken) throw new Error(`clock broke near ${SECRET}`);
+    return new Date('2026-11-21T12:00:00Z');
+  } });
+  t.teardown(() => app.close());
+  await app.ready();
+  broken = true;
+  const parent = { apiVersion: 'c5c3.io/v1alpha1', kind: 'ControlPlane', metadata: { name: 'cp-broken', namespace: 'openstack', uid: 'u' }, spec: { openStackRelease: '2025.2' } };
+  const res = await app.inject({ method: 'POST', url: '/controlplane/customize', payload: { controller: {}, parent } });
+  t.equal(res.statusCode, 500);
+  const failed = logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'hook failed');
+  t.equal(failed.length, 1, 'the failure is logged once');
+  t.match(failed[0], { level: 'error', parent: 'openstack/cp-broken' }, 'naming the parent');
+  t.match(JSON.parse(logs.at(-1) ?? '{}'), { statusCode: 500, parent: 'openstack/cp-broken' }, 'as its request line does');
+  for (const line of logs) t.notMatch(line, SECRET, 'never the error message');
+});

@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { formatError } from '../api/validate.js';
+import { parentOfRequest } from './parent-of.js';
 
 export interface ErrorBody {
   error: string;
@@ -86,8 +87,10 @@ export const errorsPlugin = fp(
         return reply.code(status).send(errorBody(status, error.message));
       }
       // Our own fault: log it (never the body, never the error's message: an error raised while
-      // handling a request may quote what it held, a secret included), answer without detail.
-      request.log.error({ err: withoutValues(error) }, 'hook failed');
+      // handling a request may quote what it held, a secret included), answer without detail. The
+      // line names the parent, as every line of a hook call does (parent-of.ts: Kubernetes names only).
+      const parent = parentOfRequest(request);
+      request.log.error(parent === undefined ? { err: withoutValues(error) } : { parent, err: withoutValues(error) }, 'hook failed');
       return reply.code(500).send(errorBody(500, 'internal error while computing the hook response; see the server log'));
     });
     app.setNotFoundHandler((request, reply) => reply.code(404).send(errorBody(404, `no route for ${request.method} ${request.url.split('?')[0]}`)));
