@@ -161,6 +161,8 @@ export class MariaDBs {
         if (err) reject(new Error(`mariadb: ${String(stderr).split('\n')[0] || err.message.split('\n')[0]}`));
         else resolve(String(stdout));
       });
+      // A client that exits before it reads (the server not up yet) fails in the callback above; its closed stdin must not crash the suite (EPIPE).
+      child.stdin?.on('error', () => undefined);
       child.stdin?.end(`${statements};\n`);
     });
   }
