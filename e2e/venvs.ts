@@ -11,6 +11,8 @@ export const VENVS = {
   placement: process.env.E2E_PLACEMENT_VERSION || '14.0.0',
   glance: process.env.E2E_GLANCE_VERSION || '31.1.0',
   cinder: process.env.E2E_CINDER_VERSION || '27.0.0',
+  nova: process.env.E2E_NOVA_VERSION || '32.2.1',
+  neutron: process.env.E2E_NEUTRON_VERSION || '27.0.4',
   openstackclient: process.env.E2E_OPENSTACKCLIENT_VERSION || '8.1.0',
 } as const;
 export type VenvName = keyof typeof VENVS;
