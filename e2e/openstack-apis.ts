@@ -46,6 +46,7 @@ import type { Kube } from './kube.js';
 import { GUNICORN_SERVING, mysqlUrl, type ProcessStarter } from './keystone.js';
 import type { MariaDBs } from './mariadb.js';
 import type { RabbitMQs } from './rabbitmq.js';
+import type { OVNCentrals } from './ovn.js';
 import { UNRECORDED, type ForwardProxy, type Route } from './forward-proxy.js';
 import { FAKE_TRANSPORT_URL, KEYSTONE_PASSWORD_ENV, type ApiDescriptor, type Worker } from './openstack-api-descriptors.js';
 
@@ -74,8 +75,8 @@ interface Instance {
   rolling?: string;
   failed?: { template: string; message: string; at: number };
   starts: number;
-  /** The MariaDB account made for it (managed mode), dropped when its CR goes. */
-  account?: { cluster: string; database: string; user: string };
+  /** The MariaDB accounts made for it (managed mode: one per database block and schema), dropped when its CR goes. */
+  accounts: { cluster: string; database: string; user: string }[];
   /** The processes beside the API (descriptor.workers), by name, started from the serving template. */
   workers: Map<string, { handle: Proc['handle']; template: string; worker: Worker; exitedAt?: number }>;
 }
@@ -89,6 +90,8 @@ interface Resolved {
   template?: string;
   passwordSha?: string;
   db?: string;
+  /** (Neutron) the OVN connections the programs get, or what they wait for. */
+  ovn?: { nb: string; sb: string };
   /** The bus the messaging Secret names (scheme, host and path: never its credentials). */
   bus?: string;
   /** The URL the processes get: the transport URL with the suite's RabbitMQ node for its host; none, fake://. */
@@ -117,6 +120,7 @@ export class OpenStackApis {
     private readonly note: (text: string) => void,
     private readonly databases: MariaDBs,
     private readonly brokers: RabbitMQs,
+    private readonly ovns: OVNCentrals,
   ) {}
 
   /** The kinds this runner reconciles (the model's stand-ins leave them alone in its namespaces). */
@@ -156,6 +160,11 @@ export class OpenStackApis {
     }
   }
 
+  /** The compute hosts the suite runs in namespace `ns` (descriptor.computeHosts of each live CR there). */
+  computeHosts(ns: string, listed: readonly Obj[]): string[] {
+    return this.descriptors.flatMap((d) => (d.computeHosts ? listed.filter((o) => o.kind === d.kind && o.metadata.namespace === ns && !o.metadata.deletionTimestamp).flatMap((o) => d.computeHosts!(o)) : []));
+  }
+
   /** The processes of CR `ns/name` beside its API (name → running), for the scenarios' messages. */
   workersOf(ns: string, name: string): Record<string, boolean> {
     const i = this.instances.get(`${ns}/${name}`);
@@ -170,17 +179,18 @@ export class OpenStackApis {
   async reconcile(kube: Kube, listed: Obj[]): Promise<void> {
     const seen = new Set<string>();
     const secrets = listed.filter((o) => o.kind === 'Secret');
+    const centrals = listed.filter((o) => o.kind === 'OVNCentral');
     for (const d of this.descriptors) {
       for (const cr of listed.filter((o) => o.kind === d.kind)) {
         const key = `${cr.metadata.namespace}/${cr.metadata.name}`;
         seen.add(key);
         let inst = this.instances.get(key);
         if (!inst) {
-          inst = { ns: cr.metadata.namespace, name: cr.metadata.name, dir: join(this.dir, `${d.program}-${cr.metadata.namespace}-${cr.metadata.name}`), d, starts: 0, workers: new Map() };
+          inst = { ns: cr.metadata.namespace, name: cr.metadata.name, dir: join(this.dir, `${d.program}-${cr.metadata.namespace}-${cr.metadata.name}`), d, starts: 0, workers: new Map(), accounts: [] };
           this.instances.set(key, inst);
         }
         const parts = d.parts ? listed.filter((o) => o.kind === d.parts!.kind && o.metadata.namespace === inst!.ns && d.parts!.parentOf(o) === inst!.name && !o.metadata.deletionTimestamp) : [];
-        const r = this.resolve(inst, cr, secrets, parts, await this.accountOf(inst, cr, secrets));
+        const r = this.resolve(inst, cr, secrets, centrals, parts, await this.accountOf(inst, cr, secrets));
         const backingOff = !!inst.failed && inst.failed.template === r.template && Date.now() - inst.failed.at < RETRY_AFTER_MS;
         if (r.template && r.template !== inst.serving?.template && inst.rolling === undefined && !backingOff && !cr.metadata.deletionTimestamp) {
           const i = inst;
@@ -208,51 +218,68 @@ export class OpenStackApis {
       this.instances.delete(key);
       this.note(`${inst.d.program} ${key}: stopped (its ${inst.d.kind} CR is gone)`);
       // The operator's finalizer deletes the Database, User and Grant it made.
-      const a = inst.account;
-      if (a) await this.databases.drop(inst.ns, a.cluster, a.database, a.user).catch((err: Error) => this.note(`${inst.d.program} ${key}: the database account could not be dropped: ${err.message}`));
+      for (const a of inst.accounts) await this.databases.drop(inst.ns, a.cluster, a.database, a.user).catch((err: Error) => this.note(`${inst.d.program} ${key}: the database account ${a.user} on ${a.database} could not be dropped: ${err.message}`));
     }
   }
 
   /**
-   * Managed mode (spec.database.clusterRef): the CR's account on the real MariaDB, made with the
-   * password of its DB credential Secret, and where that server answers (`127.0.0.1:{port}`);
-   * `waiting` while it does not (yet). Undefined for a brownfield database or missing inputs
-   * (resolve reports those).
+   * Managed mode (a database block's clusterRef): the CR's accounts on the real MariaDB, one per
+   * block (and each further schema of it), made with the password of the block's DB credential
+   * Secret, and where that server answers (`127.0.0.1:{port}`, by block field); `waiting` while it
+   * does not (yet). Blocks that are brownfield or lack inputs are left out (resolve reports those).
    */
-  private async accountOf(inst: Instance, cr: Obj, secrets: Obj[]): Promise<{ at: string } | { waiting: string } | undefined> {
-    const db = cr.spec?.database ?? {};
-    const b64 = secrets.find((s) => s.metadata.namespace === inst.ns && s.metadata.name === db.secretRef?.name)?.data?.password;
-    if (!db.clusterRef?.name || !db.database || b64 === undefined || cr.metadata.deletionTimestamp) return undefined;
-    const account = { cluster: db.clusterRef.name as string, database: db.database as string, user: inst.name };
-    try {
-      const at = await this.databases.account(inst.ns, account.cluster, account.database, account.user, Buffer.from(b64, 'base64').toString('utf8'));
-      if (at === undefined) return { waiting: `MariaDB ${account.cluster} does not serve yet` };
-      inst.account = account;
-      return { at };
-    } catch (err) {
-      return { waiting: `the account on MariaDB ${account.cluster}: ${(err as Error).message}` };
+  private async accountOf(inst: Instance, cr: Obj, secrets: Obj[]): Promise<{ at: Record<string, string> } | { waiting: string }> {
+    const at: Record<string, string> = {};
+    if (cr.metadata.deletionTimestamp) return { at };
+    for (const block of inst.d.databases) {
+      const db = cr.spec?.[block.field] ?? {};
+      const b64 = secrets.find((s) => s.metadata.namespace === inst.ns && s.metadata.name === db.secretRef?.name)?.data?.password;
+      if (!db.clusterRef?.name || !db.database || b64 === undefined) continue;
+      const password = Buffer.from(b64, 'base64').toString('utf8');
+      for (const database of [db.database as string, ...(block.alsoSchemas?.(db.database) ?? [])]) {
+        const account = { cluster: db.clusterRef.name as string, database, user: block.instance(inst.name) };
+        try {
+          const where = await this.databases.account(inst.ns, account.cluster, account.database, account.user, password);
+          if (where === undefined) return { waiting: `MariaDB ${account.cluster} does not serve yet` };
+          if (!inst.accounts.some((a) => a.database === database && a.user === account.user)) inst.accounts.push(account);
+          at[block.field] = where;
+        } catch (err) {
+          return { waiting: `the account ${account.user} on MariaDB ${account.cluster}: ${(err as Error).message}` };
+        }
+      }
     }
+    return { at };
   }
 
   /** The CR's inputs: Secrets, parts, the config files, the environment, the template hash. */
-  private resolve(inst: Instance, cr: Obj, secrets: Obj[], parts: Obj[], account: { at: string } | { waiting: string } | undefined): Resolved {
+  private resolve(inst: Instance, cr: Obj, secrets: Obj[], centrals: Obj[], parts: Obj[], account: { at: Record<string, string> } | { waiting: string }): Resolved {
     const ns = inst.ns;
     const secretData = (name: string | undefined) => secrets.find((s) => s.metadata.namespace === ns && s.metadata.name === name)?.data as Record<string, string> | undefined;
     const value = (data: Record<string, string> | undefined, key: string) => (data?.[key] === undefined ? undefined : Buffer.from(data[key]!, 'base64').toString('utf8'));
     const out: Resolved = {};
     const user = cr.spec?.serviceUser ?? {};
     const password = value(secretData(user.secretRef?.name), user.secretRef?.key ?? 'password');
-    // database.ReconcileConnectionSecret: `password` from the Secret; the user is the instance's
-    // name in managed static mode (clusterRef), else the Secret's `username`.
-    const db = cr.spec?.database ?? {};
-    const dbData = secretData(db.secretRef?.name);
-    const dbUser = db.clusterRef ? cr.metadata.name : value(dbData, 'username');
-    const dbPassword = value(dbData, 'password');
+    // database.ReconcileConnectionSecret, per block: `password` from the Secret; the user is the
+    // block's instance name in managed static mode (clusterRef), else the Secret's `username`.
+    const blocks = inst.d.databases.map((use) => {
+      const db = cr.spec?.[use.field] ?? {};
+      const data = secretData(db.secretRef?.name);
+      return { use, db, data, user: db.clusterRef ? use.instance(inst.name) : value(data, 'username'), password: value(data, 'password') };
+    });
+    const others = (inst.d.otherAccounts ?? []).map((a) => {
+      const ref = a.secretRef(cr);
+      return { section: a.section, ref, password: ref ? value(secretData(ref.name), ref.key ?? 'password') : undefined };
+    });
+    const noCredential = blocks.find((b) => b.data === undefined || b.user === undefined || b.password === undefined);
+    const noOther = others.find((o) => o.ref && o.password === undefined);
     if (password === undefined) {
       out.missing = { reason: 'WaitingForServiceUserPassword', message: `Secret ${user.secretRef?.name} has no key ${user.secretRef?.key ?? 'password'}` };
-    } else if (dbData === undefined || dbUser === undefined || dbPassword === undefined) {
-      out.missing = { reason: 'WaitingForDBCredentials', message: dbData === undefined ? `Upstream database credentials Secret ${ns}/${db.secretRef?.name} not found` : `Upstream database credentials Secret ${ns}/${db.secretRef?.name} missing key ${dbUser === undefined ? '"username"' : '"password"'}` };
-    } else if (account && 'waiting' in account) {
+    } else if (noOther) {
+      out.missing = { reason: 'WaitingForServiceUserPassword', message: `Secret ${noOther.ref!.name} (the [${noOther.section}] account) has no key ${noOther.ref!.key ?? 'password'}` };
+    } else if (noCredential) {
+      const ref = noCredential.db.secretRef?.name;
+      out.missing = { reason: 'WaitingForDBCredentials', message: noCredential.data === undefined ? `Upstream database credentials Secret ${ns}/${ref} not found` : `Upstream database credentials Secret ${ns}/${ref} missing key ${noCredential.user === undefined ? '"username"' : '"password"'}` };
+    } else if ('waiting' in account) {
       out.missing = { reason: 'WaitingForDatabase', message: account.waiting };
     }
     // messaging.resolveBrownfield: the URL verbatim from spec.messaging.secretRef, scheme rabbit.
@@ -272,8 +299,17 @@ export class OpenStackApis {
         else if (real) out.transport = real.url;
       }
     }
-    const host = db.clusterRef ? `${db.clusterRef.name}.${ns}.svc:${db.port ?? 3306}` : `${db.host}:${db.port ?? 3306}`;
-    out.db = `user ${dbUser ?? '?'} at ${host}/${db.database ?? '?'}`;
+    const hostOf = (db: Obj) => (db.clusterRef ? `${db.clusterRef.name}.${ns}.svc:${db.port ?? 3306}` : `${db.host}:${db.port ?? 3306}`);
+    out.db = blocks.map((b) => `user ${b.user ?? '?'} at ${hostOf(b.db)}/${b.db.database ?? '?'}`).join(', ');
+    // (Neutron) the OVN connections of the OVNCentral the CR names, from its status.
+    if (inst.d.ovn && !out.missing) {
+      const ref = cr.spec?.ovn?.centralRef ?? {};
+      const central = centrals.find((o) => o.metadata.namespace === (ref.namespace ?? ns) && o.metadata.name === ref.name);
+      const nb = this.ovns.resolve(central?.status?.northbound?.internalDbAddress ?? '');
+      const sb = this.ovns.resolve(central?.status?.southbound?.internalDbAddress ?? '');
+      if (nb && sb) out.ovn = { nb, sb };
+      else out.waiting ??= `OVNCentral ${ref.name}: its databases (${central?.status?.northbound?.internalDbAddress ?? 'no northbound address'}, ${central?.status?.southbound?.internalDbAddress ?? 'no southbound address'}) do not answer yet`;
+    }
     let projected: { names: string[]; defaultName: string } | undefined;
     if (inst.d.parts?.projectedIntoApi) {
       const ready = parts.filter((p) => this.credentialsMissing(inst.d, p, secrets) === undefined).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
@@ -290,31 +326,41 @@ export class OpenStackApis {
       }
     }
     if (out.missing || out.waiting || (inst.d.parts?.projectedIntoApi && !projected)) return out;
-    out.files = inst.d.configFiles({ cr, dir: inst.dir, venv: this.venvOf(inst.d), parts: projected });
+    const venv = this.venvOf(inst.d);
+    out.files = inst.d.configFiles({ cr, dir: inst.dir, venv, parts: projected, ovn: out.ovn });
     // The workers' own files are part of the template too (a new backend rolls the service).
     const partNames = parts.map((p) => p.metadata.name as string).sort();
-    out.workers = inst.d.workers?.({ cr, dir: inst.dir, venv: this.venvOf(inst.d), parts: projected, partNames }) ?? [];
+    out.workers = inst.d.workers?.({ cr, dir: inst.dir, venv, parts: projected, partNames }) ?? [];
     for (const w of out.workers) Object.assign(out.files, w.files ?? {});
     if (inst.d.wsgiArgv) {
       const [module, attr] = inst.d.wsgiApp.split(':');
       out.files[`${ARGV_SHIM}.py`] = `import sys\nsys.argv[1:] = ${JSON.stringify(inst.d.wsgiArgv(inst.dir))}\nfrom ${module} import ${attr} as application  # noqa: E402\n`;
     }
-    const dbUrl = account && 'at' in account ? mysqlUrl(dbUser!, dbPassword!, account.at, db.database ?? '') : `sqlite:///${join(inst.dir, `${inst.d.program}.db`)}?timeout=30`;
-    out.db = `${out.db}${account && 'at' in account ? ` (MariaDB ${db.clusterRef.name}, on ${account.at})` : ' (SQLite: the suite runs no brownfield database)'}`;
-    const dsn = `mysql+pymysql://${dbUser}:${dbPassword}@${host}/${db.database ?? ''}`;
+    const at = 'at' in account ? account.at : {};
+    const urls = blocks.map((b, i) => {
+      const where = at[b.use.field];
+      return {
+        section: b.use.section,
+        url: where ? mysqlUrl(b.user!, b.password!, where, b.db.database ?? '') : `sqlite:///${join(inst.dir, i === 0 ? `${inst.d.program}.db` : `${inst.d.program}-${b.use.field}.db`)}?timeout=30`,
+        dsn: `mysql+pymysql://${b.user}:${b.password}@${hostOf(b.db)}/${b.db.database ?? ''}`,
+      };
+    });
+    out.db = blocks.map((b) => `user ${b.user} at ${hostOf(b.db)}/${b.db.database ?? ''}${at[b.use.field] ? ` (MariaDB ${b.db.clusterRef.name}, on ${at[b.use.field]})` : ' (SQLite: the suite runs no brownfield database)'}`).join(', ');
     out.passwordSha = sha(password!);
     out.env = {
       ...(inst.d.configDirEnv ? { [inst.d.configDirEnv]: inst.dir } : {}),
-      [`OS_${inst.d.databaseSection.toUpperCase()}__CONNECTION`]: dbUrl,
+      ...(inst.d.env?.({ dir: inst.dir, venv }) ?? {}),
+      ...Object.fromEntries(urls.map((u) => [`OS_${u.section.toUpperCase()}__CONNECTION`, u.url])),
       [KEYSTONE_PASSWORD_ENV]: password!,
       ...Object.fromEntries((inst.d.passwordSections ?? []).map((section) => [`OS_${section.toUpperCase()}__PASSWORD`, password!])),
+      ...Object.fromEntries(others.filter((o) => o.password !== undefined).map((o) => [`OS_${o.section.toUpperCase()}__PASSWORD`, o.password!])),
       ...(inst.d.messaging ? { [TRANSPORT_URL_ENV]: out.transport ?? FAKE_TRANSPORT_URL } : {}),
       HOME: inst.dir,
       ...this.proxy.env(),
     };
     const image = `${cr.spec?.image?.repository ?? ''}:${cr.spec?.image?.tag ?? ''}`;
     // The pod template: the config, the image, the Secret the password env var names, and the digests.
-    out.template = sha(JSON.stringify([out.files, image, user.secretRef?.name, sha(dsn), out.passwordSha, transportUrl === undefined ? '' : sha(transportUrl), sha(out.transport ?? '')]));
+    out.template = sha(JSON.stringify([out.files, image, user.secretRef?.name, urls.map((u) => sha(u.dsn)), out.passwordSha, others.map((o) => sha(o.password ?? '')), transportUrl === undefined ? '' : sha(transportUrl), sha(out.transport ?? '')]));
     return out;
   }
 
@@ -341,16 +387,21 @@ export class OpenStackApis {
       }
       const env = { ...process.env, ...r.env };
       if (inst.syncedImage !== image) {
-        for (const [program, ...args] of inst.d.dbSync(inst.dir)) await run(bin(program!), args, { env, timeout: 300_000 });
+        const path = `${join(this.venvOf(inst.d), 'bin')}:${process.env.PATH ?? ''}`;
+        for (const [program, ...args] of inst.d.dbSync(inst.dir)) await run(program!.startsWith('/') ? program! : bin(program!), args, { env: { ...env, PATH: path }, timeout: 300_000 });
         // Write-ahead logging: readers never block the one writer (as Keystone's database).
-        if (String(r.env?.[`OS_${inst.d.databaseSection.toUpperCase()}__CONNECTION`]).startsWith('sqlite:')) await run('python3', ['-c', 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("pragma journal_mode=wal")', join(inst.dir, `${inst.d.program}.db`)]);
+        for (const use of inst.d.databases) {
+          const url = String(r.env?.[`OS_${use.section.toUpperCase()}__CONNECTION`]);
+          if (url.startsWith('sqlite:///')) await run('python3', ['-c', 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("pragma journal_mode=wal")', url.slice('sqlite:///'.length).split('?')[0]!]);
+        }
         inst.syncedImage = image;
         this.note(`${inst.d.program} ${key}: database synced for ${image}`);
       }
       const port = await this.procs.freePort();
       inst.starts++;
       const app = inst.d.wsgiArgv ? ['--pythonpath', inst.dir, `${ARGV_SHIM}:application`] : [inst.d.wsgiApp];
-      const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}`, bin('gunicorn'), ['--bind', `127.0.0.1:${port}`, ...GUNICORN_SERVING, ...app], r.env!);
+      const serving = inst.d.apiThreads === undefined ? GUNICORN_SERVING : GUNICORN_SERVING.map((a, i, all) => (all[i - 1] === '--threads' ? String(inst.d.apiThreads) : a));
+      const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}`, bin('gunicorn'), ['--bind', `127.0.0.1:${port}`, ...serving, ...app], { ...r.env, ...podIdentity(inst.d, `${inst.name}-api`) });
       proc = { port, handle };
       const until = Date.now() + START_TIMEOUT_MS;
       while (!(await this.answers(`http://127.0.0.1:${port}${inst.d.probePath}`))) {
@@ -378,7 +429,8 @@ export class OpenStackApis {
   }
 
   private startWorker(inst: Instance, w: Worker, r: Resolved): void {
-    const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}-${w.name}`, join(this.venvOf(inst.d), 'bin', w.program), w.args, r.env!);
+    const env = { ...(w.noDatabase ? Object.fromEntries(Object.entries(r.env!).filter(([k]) => !k.endsWith('__CONNECTION'))) : r.env!), ...podIdentity(inst.d, `${inst.name}-${w.name}`) };
+    const handle = this.procs.start(`${inst.d.program}-${inst.ns}-${inst.name}-${w.name}`, join(this.venvOf(inst.d), 'bin', w.program), w.args, env);
     inst.workers.set(w.name, { handle, template: r.template!, worker: w });
     this.note(`${inst.d.program} ${inst.ns}/${inst.name}: ${w.program} (${w.name}) started`);
   }
@@ -476,6 +528,18 @@ export class OpenStackApis {
       this.note(`status of ${o.kind} ${o.metadata.namespace}/${o.metadata.name}: ${(err as Error).message}`);
     }
   }
+}
+
+/**
+ * The host name a process has on the bus, as its pod's would be. With `use_queue_manager`,
+ * oslo.messaging names its reply and fanout queues `{hostname}:{processname}:{counter}`
+ * (amqpdriver.py QManager; hostname and processname default to the machine's name and argv[0]):
+ * every pod has a host name of its own, but here every process shares the machine's, and
+ * nova-api's and cinder-api's gunicorn both took `reply_{machine}:gunicorn:1` — the compute's
+ * replies to Nova's API went to Cinder's consumer and every RPC call from Nova's API timed out.
+ */
+function podIdentity(d: ApiDescriptor, pod: string): NodeJS.ProcessEnv {
+  return d.messaging ? { OS_OSLO_MESSAGING_RABBIT__HOSTNAME: pod } : {};
 }
 
 /** A rabbit:// transport URL's scheme, hosts and vhost, without its credentials; undefined for another scheme or no URL. */

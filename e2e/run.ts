@@ -12,6 +12,7 @@ import { MariaDBs } from './mariadb.js';
 import { RabbitMQs } from './rabbitmq.js';
 import { ForwardProxy } from './forward-proxy.js';
 import { OpenStackApis } from './openstack-apis.js';
+import { OVNCentrals } from './ovn.js';
 import { OPENSTACK_APIS } from './openstack-api-descriptors.js';
 import { OpenStackCli } from './openstack-cli.js';
 import { VENVS, venvDir, versionEnv } from './venvs.js';
@@ -84,6 +85,7 @@ let ops: StandIns | undefined;
 let keystones: Keystones | undefined;
 let mariadbs: MariaDBs | undefined;
 let rabbitmqs: RabbitMQs | undefined;
+let ovns: OVNCentrals | undefined;
 let apis: OpenStackApis | undefined;
 let proxy: ForwardProxy | undefined;
 let rec: Recorder | undefined;
@@ -95,6 +97,7 @@ const shutdown = async () => {
   await apis?.stop();
   await mariadbs?.stop();
   await rabbitmqs?.stop();
+  await ovns?.stop();
   await proxy?.stop();
   await h.stop();
 };
@@ -188,13 +191,15 @@ try {
   const mariadbVersion = await mariadbs.checkVersion();
   rabbitmqs = new RabbitMQs(join(run, 'rabbitmq'), spawn, logTo('rabbitmq'));
   const rabbitmqVersion = rabbitmqs.checkVersion();
+  ovns = new OVNCentrals(join(run, 'ovn'), spawn, logTo('ovn'));
+  const ovnVersion = await ovns.checkVersion();
   keystones = new Keystones(h.paths.bin.keystone, join(run, 'keystone'), spawn, logTo('keystones'), mariadbs);
-  apis = new OpenStackApis(OPENSTACK_APIS, (d) => venvDir(repo, cache, d.venv), join(run, 'apis'), spawn, proxy, logTo('openstack-apis'), mariadbs, rabbitmqs);
+  apis = new OpenStackApis(OPENSTACK_APIS, (d) => venvDir(repo, cache, d.venv), join(run, 'apis'), spawn, proxy, logTo('openstack-apis'), mariadbs, rabbitmqs, ovns);
   const apiVersions = await apis.checkVersions((d) => VENVS[d.venv]);
   proxy.route(keystones.route);
   proxy.route(apis.route);
   await h.startKorc(REAL_OPENSTACK_NAMESPACES, await proxy.start(await freePort()));
-  console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}; MariaDB ${mariadbVersion} per MariaDB CR, RabbitMQ ${rabbitmqVersion} per RabbitmqCluster CR, Keystone ${VENVS.keystone} per Keystone CR, ${apiVersions.join(', ')} per service CR there, on their MariaDB accounts) after ${elapsed()}`);
+  console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}; MariaDB ${mariadbVersion} per MariaDB CR, RabbitMQ ${rabbitmqVersion} per RabbitmqCluster CR, OVN ${ovnVersion} per OVNCentral CR, Keystone ${VENVS.keystone} per Keystone CR, ${apiVersions.join(', ')} per service CR there, on their MariaDB accounts) after ${elapsed()}`);
   // Stand-ins for the operators that do not run for real: MariaDB (its Backups and Restores too),
   // Memcached, RabbitMQ, the OVN operator, the service operators (one per SERVICES entry; Placement,
   // Glance and Cinder outside REAL_OPENSTACK_NAMESPACES only, the CinderBackends everywhere), the Keystone operator and K-ORC outside
@@ -213,6 +218,8 @@ try {
       await mariadbs!.startListed(dbs);
       // The RabbitMQ nodes (in the background: a pass never waits for one to boot), down while the model's outage switch says so.
       await rabbitmqs!.reconcile(inNs.filter((o) => o.kind === 'RabbitmqCluster'), secrets, (o) => world.down.has(`RabbitmqCluster/${o.metadata.name}`));
+      // The OVN databases and northd per OVNCentral, and a chassis for each compute host the suite runs there.
+      await ovns!.reconcile(inNs.filter((o) => o.kind === 'OVNCentral'), (o) => world.down.has(`OVNCentral/${o.metadata.name}`), (ns) => apis!.computeHosts(ns, inNs));
       await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), secrets);
       await apis!.reconcile(kube, inNs);
       await mariadbs!.stopUnlisted(dbs, (ns, name) => keystones!.databaseStopping(ns, name));
@@ -232,7 +239,7 @@ try {
   writeFileSync(join(run, 'pids'), `${h.pids()}\n`);
 
   const openstack = new OpenStackCli(venvDir(repo, cache, 'openstackclient'), join(run, 'openstack-client'), proxy);
-  const ctx: Ctx = { h, kube, ops, bao, keystones, apis, mariadbs, rabbitmqs, proxy, openstack, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
+  const ctx: Ctx = { h, kube, ops, bao, keystones, apis, mariadbs, rabbitmqs, ovns, proxy, openstack, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
   const only = process.env.E2E_SCENARIOS ? new Set(process.env.E2E_SCENARIOS.split(',').map(Number)) : undefined;
   for (const s of scenarios(shared)) {
     if (only && !only.has(s.id)) continue;

@@ -13,6 +13,7 @@ import type { OpenBao } from '../openbao.js';
 import type { KeystoneApi, Keystones } from '../keystone.js';
 import type { OpenStackApis } from '../openstack-apis.js';
 import type { RabbitMQs } from '../rabbitmq.js';
+import type { OVNCentrals } from '../ovn.js';
 import type { MariaDBs } from '../mariadb.js';
 import type { ForwardProxy } from '../forward-proxy.js';
 import type { OpenStackCli } from '../openstack-cli.js';
@@ -31,6 +32,7 @@ export interface Ctx {
   mariadbs: MariaDBs;
   /** The real RabbitMQ nodes of those namespaces, one per RabbitmqCluster CR: the bus of the services the suite runs. */
   rabbitmqs: RabbitMQs;
+  ovns: OVNCentrals;
   /** The in-cluster DNS of those namespaces: what a request to a `*.svc` URL got. */
   proxy: ForwardProxy;
   /** The `openstack` client a user runs. */
