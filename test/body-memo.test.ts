@@ -125,7 +125,7 @@ t.test('answerShared: a hook that changes its frozen request is answered from a 
   const body = Object.freeze({ spec: Object.freeze({ replicas: 1 }) });
   const contexts: number[] = [];
   let n = 0;
-  const context = (): HookContext => (contexts.push(++n), { clock: () => new Date(0), random: (b) => Buffer.alloc(b) });
+  const context = (): HookContext => (contexts.push(++n), { now: () => new Date(0), random: (b) => Buffer.alloc(b) });
   let retried = 0;
   const changing = (b: unknown) => {
     (b as { spec: { replicas: number } }).spec.replicas = 2;

@@ -28,7 +28,7 @@ const calls = readdirSync(SYNC_DIR)
 /** Offsets from a file's clock across every threshold the stages test: seconds to a year. */
 const OFFSETS_SECONDS = [0, 1, 59, 11 * 60, 16 * 60, 3600, 2 * 86400, 40 * 86400, 400 * 86400];
 
-const answer = (request: ControlPlaneHookRequest, now: Date) => JSON.stringify(syncControlPlane(request, { now, random: seededRandom('stage-memo') }));
+const answer = (request: ControlPlaneHookRequest, now: Date) => JSON.stringify(syncControlPlane(request, { now: () => now, random: seededRandom('stage-memo') }));
 
 t.test('a remembered request answers as a fresh one at every clock, in either order of clocks', async (t) => {
   t.ok(calls.length >= 20, `${calls.length} captured sync requests`);
@@ -52,10 +52,10 @@ t.test('a request the hook routes parsed reuses the stage results of an earlier 
   // Two bodies parsed from the same text (a resync after the body memo let the first go): no object shared.
   const parsed = () => parseJsonText(text, true) as ControlPlaneHookRequest;
   const [one, two] = [parsed(), parsed()];
-  const first = syncControlPlane(one, { now, random: seededRandom('x') });
-  const second = syncControlPlane(two, { now, random: seededRandom('x') });
+  const first = syncControlPlane(one, { now: () => now, random: seededRandom('x') });
+  const second = syncControlPlane(two, { now: () => now, random: seededRandom('x') });
   t.ok(first.children.length > 5, `${first.children.length} children`);
-  const third = syncControlPlane(parsed(), { now, random: seededRandom('x') });
+  const third = syncControlPlane(parsed(), { now: () => now, random: seededRandom('x') });
   const observed = (r: ControlPlaneHookRequest) => Object.values(r.children ?? {}).flatMap((g) => Object.values(g));
   // A kept result answers with a copy of its own, standing for its place in the kept text (memo.ts standFor).
   const copies = second.children.filter((c) => sameAs(c) !== c && !observed(two).includes(c));
@@ -68,8 +68,8 @@ t.test('a request the hook routes parsed reuses the stage results of an earlier 
     'the next call\'s copies stand for the same places',
   );
   const plain = structuredClone(call.request) as ControlPlaneHookRequest;
-  const a = syncControlPlane(plain, { now, random: seededRandom('x') });
-  const b = syncControlPlane(plain, { now, random: seededRandom('x') });
+  const a = syncControlPlane(plain, { now: () => now, random: seededRandom('x') });
+  const b = syncControlPlane(plain, { now: () => now, random: seededRandom('x') });
   t.notOk([...a.children, ...b.children].some((c) => sameAs(c) !== c), 'no text to key by: computed per call');
   t.same(JSON.stringify(second), JSON.stringify(a));
 });
@@ -77,7 +77,7 @@ t.test('a request the hook routes parsed reuses the stage results of an earlier 
 const input = (decided: Record<string, string>, rollout?: StageInput['rollout']): StageInput =>
   ({
     decided: new Map(Object.entries(decided).map(([type, status]) => [type, { type, status, reason: 'R', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }])),
-    now: new Date('2026-01-01T00:00:00Z'),
+    now: () => new Date('2026-01-01T00:00:00Z'),
     random: () => Buffer.alloc(0),
     credential: undefined,
     rollout,
@@ -146,7 +146,7 @@ t.test('a kept result answers with a frozen copy of every value it held: undefin
 
 t.test('what read the clock, the random source, the previous conditions, all decided conditions or an undeclared kind is not kept', async (t) => {
   for (const [what, read] of [
-    ['now', (i: StageInput) => i.now],
+    ['now()', (i: StageInput) => i.now()],
     ['random', (i: StageInput) => i.random(1)],
     ['previous', (i: StageInput) => i.previous],
     ['decided.size', (i: StageInput) => i.decided.size],
@@ -165,7 +165,7 @@ t.test('what read the clock, the random source, the previous conditions, all dec
 t.test('the credential status and the annotations a stage read are part of what its result answers', async (t) => {
   const memo = memoOf();
   const at = (credential: unknown, annotations: unknown) => ({ ...input({}), credential, parentAnnotations: annotations }) as StageInput;
-  t.ok(keepAfter(memo, at({ id: 'a' }, { x: '1' }), (i) => (i.credential, i.parentAnnotations, i.random)), 'the random source handed on, not called: kept');
+  t.ok(keepAfter(memo, at({ id: 'a' }, { x: '1' }), (i) => (i.credential, i.parentAnnotations, i.random, i.now)), 'the random source and the clock handed on, not called: kept');
   t.ok(lookup(memo, S, at({ id: 'a' }, { x: '1' })), 'the same');
   t.notOk(lookup(memo, S, at({ id: 'b' }, { x: '1' })), 'another credential');
   t.notOk(lookup(memo, S, at({ id: 'a' }, { x: '2' })), 'other annotations');

@@ -15,7 +15,7 @@
 //   caller's) has no key, and every stage is computed;
 // - every value the stage read of the call's own input is the same in this call: the decided
 //   conditions it looked up, the rollout, the credential status, the annotations (recorded as
-//   they are read, exactKey). What reads the clock or calls the random source is never kept.
+//   they are read, exactKey). What calls the clock or the random source is never kept.
 // A stage sees only what it declared: its children and related objects are views of the declared
 // kinds (DeclaredIndex); a look at another kind answers as the whole index would and leaves the
 // result unkept, and test/stage-reads.test.ts fails on it. The unapplied-children tracking of the
@@ -281,8 +281,8 @@ export class DeclaredIndex extends ObjectIndex {
 
 /**
  * `input` as `stage` sees it, recording into `reads` what it reads of the call's own values;
- * `onOpaque` is called when it reads one whose result cannot be kept (the clock, the random
- * source, the previous conditions, the decided conditions other than by type, or an undeclared
+ * `onOpaque` is called when it reads one whose result cannot be kept (a call of the clock or the
+ * random source, the previous conditions, the decided conditions other than by type, or an undeclared
  * kind; `onUndeclared` also hears of the last).
  */
 export function recordingInput(
@@ -351,11 +351,11 @@ export function recordingInput(
       reads.credential = exactKey(input.credential);
       return input.credential;
     },
-    get now() {
+    // Both handed on freely (a helper may take them and never call them): what is opaque is a call.
+    now: () => {
       onOpaque();
-      return input.now;
+      return input.now();
     },
-    // Handed on freely (a service's generated Secrets take it): what is opaque is a call.
     random: (bytes: number) => {
       onOpaque();
       return input.random(bytes);

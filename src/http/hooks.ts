@@ -2,7 +2,7 @@
 // clock its answer was computed at), the random source (or, for replays, a source seeded afresh
 // per call), stage measurements into the metrics, events into the request's log line, and every
 // call captured when capture is on. Each answer is told to kept-answers.ts with whether it may
-// answer the same bytes again: whether it read the clock or the random source, logged an event or
+// answer the same bytes again: whether it called the clock or the random source, logged an event or
 // failed a stage (watched as it is computed).
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
@@ -61,7 +61,7 @@ export const hooksPlugin = fp(
       const log = parent === undefined ? call.log : call.log.child({ parent });
       const context = (): HookContext =>
         watch.watch({
-          clock: () => at,
+          now: () => at,
           random: options.randomSeed === undefined ? options.random : seededRandom(options.randomSeed),
           onStage,
           onEvent: (event) => log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
