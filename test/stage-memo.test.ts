@@ -1,7 +1,5 @@
-// What sync keeps: the reading of a remembered (frozen, shared) request, and the stage results
-// keyed by what each stage reads (src/controlplane/request-reading.ts, stage-memo.ts). A request
-// answered from what was kept gets exactly the answer it would get afresh, at any clock and in any
-// order of clocks; what read the clock, the random source, the previous conditions or a kind the
+// What sync keeps: the stage results keyed by what each stage reads (src/controlplane/stage-memo.ts).
+// What called the clock, the random source, the previous conditions or a kind the
 // stage did not declare is never kept; a kept result answers only its key and the decided
 // conditions, rollout, credential status and annotations it was computed with.
 import t from 'tap';
@@ -12,7 +10,7 @@ import type { ControlPlaneHookRequest } from '../src/api/hooks.js';
 import { syncControlPlane } from '../src/controlplane/sync.js';
 import { DeclaredIndex, recordingInput, STAGE_MEMO_CONTROLPLANES, StageMemo, type StageReads } from '../src/controlplane/stage-memo.js';
 import type { Stage, StageInput, StageResult } from '../src/controlplane/stage.js';
-import { BoundedMemo, deepFreeze, sameAs } from '../src/memo.js';
+import { BoundedMemo, sameAs } from '../src/memo.js';
 import { parseJsonText } from '../src/json-body.js';
 import { ObjectIndex } from '../src/k8s/observed.js';
 import { GVK } from '../src/k8s/kinds.js';
@@ -26,24 +24,6 @@ const calls = readdirSync(SYNC_DIR)
   .map((f) => ({ file: f, call: JSON.parse(readFileSync(join(SYNC_DIR, f), 'utf8')) as CapturedCall }));
 
 /** Offsets from a file's clock across every threshold the stages test: seconds to a year. */
-const OFFSETS_SECONDS = [0, 1, 59, 11 * 60, 16 * 60, 3600, 2 * 86400, 40 * 86400, 400 * 86400];
-
-const answer = (request: ControlPlaneHookRequest, now: Date) => JSON.stringify(syncControlPlane(request, { now: () => now, random: seededRandom('stage-memo') }));
-
-t.test('a remembered request answers as a fresh one at every clock, in either order of clocks', async (t) => {
-  t.ok(calls.length >= 20, `${calls.length} captured sync requests`);
-  for (const { file, call } of calls) {
-    const request = call.request as ControlPlaneHookRequest;
-    const clock = new Date(call.clock).getTime();
-    const clocks = OFFSETS_SECONDS.map((s) => new Date(clock + s * 1000));
-    for (const order of [clocks, [...clocks].reverse()]) {
-      const remembered = deepFreeze(structuredClone(request));
-      const differing = order.filter((now) => answer(remembered, now) !== answer(structuredClone(request), now));
-      t.same(differing.map((d) => d.toISOString()), [], `${file}, clocks ${order === clocks ? 'forward' : 'backward'}`);
-    }
-  }
-});
-
 t.test('a request the hook routes parsed reuses the stage results of an earlier one with the same objects; an in-process request computes its own', async (t) => {
   BoundedMemo.forgetAll();
   const { call } = calls.find((c) => /converged/.test(c.file))!;

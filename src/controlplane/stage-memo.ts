@@ -1,6 +1,7 @@
-// Stage results kept by what each stage reads (issue 43): a fleet of converged ControlPlanes is
-// resynced in turn, so no request body comes again soon enough to be remembered (json-body.ts), yet
-// what each stage reads of a ControlPlane's request stays the same from one resync to the next.
+// Stage results kept by what each stage reads (issue 43): a request that differs from the last one
+// anywhere (a resourceVersion, an ESO refresh time) is computed, not answered from the answer kept
+// for its bytes (http/kept-answers.ts), yet what each stage reads of a ControlPlane's request
+// mostly stays the same from one call to the next.
 //
 // A stage is a pure function of its input (stage.ts). It declares what it reads of the request
 // (Stage.observes: the kinds of observed children and related objects it looks at; the spec is
@@ -34,7 +35,7 @@
 // recently used first out), and none while the bodies in flight take more than half the in-flight
 // budget (memo.ts memoryPressure).
 // Once full, a ControlPlane's results take a new place only when it was called recently (admits,
-// by a ghost list of the ControlPlanes called: memo.ts Sightings, as the body memo's): a fleet
+// by a ghost list of the ControlPlanes called: memo.ts Sightings, as the kept answers'): a fleet
 // larger than the memo, resynced in turn, would otherwise push every result out before its
 // ControlPlane comes again, and pay for keeping it (serializing and deflating it) on every call
 // for no hit. Refused, those calls are computed as they would be with
@@ -75,7 +76,7 @@ interface Packed {
   places: Map<string, object[]>;
 }
 
-/** What a call's key is made of (request-reading.ts reads it once per request). */
+/** What a call's key is made of (request-reading.ts reads it once per call). */
 export interface StageKeyParts {
   cp: ControlPlaneRef;
   /** A digest of what every stage's key holds beside its kinds (the raw spec, the previous unapplied children). */
@@ -133,11 +134,7 @@ export class StageMemo {
     this.base = `${cp.uid}\u0000${cp.namespace}\u0000${cp.name}\u0000`;
   }
 
-  /**
-   * Starts a call (runPipeline, once per call: a remembered request's reading, and so its
-   * StageMemo, serves every call that sends the same body): whether it may keep results in new
-   * places is decided for the call (admits).
-   */
+  /** Starts a call (runPipeline, once per pass): whether it may keep results in new places is decided for the call (admits). */
   begin(): void {
     this.admitting = memoOn(MEMO.stageResult) ? admits(this.base) : false;
     this.packed = memoOn(MEMO.stageResult) ? KEPT.peek(this.base) : undefined;
@@ -214,7 +211,7 @@ export class StageMemo {
   }
 }
 
-/** A stage of a request that is not remembered, computed (a miss): undefined, as a lookup that found nothing. */
+/** A stage run without the memo (an in-process caller's pipeline), computed (a miss): undefined, as a lookup that found nothing. */
 export function stageComputed(): undefined {
   countLookup(MEMO.stageResult, false);
   return undefined;

@@ -28,7 +28,7 @@ export interface SyncContext {
 export function syncControlPlane(request: ControlPlaneHookRequest, context: SyncContext): CompositeHookResponse {
   const reading = readRequest(request);
   const { cp, spec, errors, resolved, children, related, previous, incumbent, schedule, previousUnapplied, stages } = reading;
-  // Computed every call (keeping them with a remembered request saved under 10 % of a fleet's sync: issue 34).
+  // Computed every call (keeping them saved under 10 % of a fleet's sync: issue 34).
   const credential = credentialStatus(cp, children, reading.previousCredential, context.now, schedule);
   const statusBase = { cp, spec, credential, previous, now: context.now };
 

@@ -1,5 +1,6 @@
 // Answers kept by the bytes they answered (issue 43). A converged ControlPlane is resynced with the
-// same bytes call after call (json-body.ts), and so is each one of a fleet, in turn. An answer whose
+// same bytes call after call (Metacontroller serialises the same parent and children the same
+// way), and so is each one of a fleet, in turn. An answer whose
 // computing called neither the call's clock (`now`) nor its random source, logged no
 // event and failed no stage is a function of the request's bytes alone: the same bytes get the same
 // answer, whenever they come. Such an answer is kept, deflated, by the call's path and the SHA-256
@@ -26,7 +27,7 @@ import { hash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseDigestedJsonBody, parseJsonBody } from '../json-body.js';
+import { parseJsonBody } from '../json-body.js';
 import { BoundedMemo, countLookup, deflateOwn, MEMO, memoOn, Sightings } from '../memo.js';
 import type { Metrics } from '../metrics.js';
 import type { CaptureWriter } from '../capture/capture.js';
@@ -145,7 +146,7 @@ function parseOrFind(request: FastifyRequest, body: string | Buffer, done: (err:
     return done(null, UNPARSED);
   }
   CALLS.set(request, { key, cameBefore: SIGHTINGS.seen(key) });
-  parseDigestedJsonBody(text, digest, done);
+  parseJsonBody(request, text, done);
 }
 
 export const keptAnswersPlugin = fp(
