@@ -106,8 +106,9 @@ const steadyCall = {
   file: `${convergedCall.file} (its answer's status fed back)`,
   request: { ...convergedCall.request, parent: { ...convergedCall.request.parent, status: convergedCall.response.status } },
 };
-// Every call a body the server has not seen: the converged request with the parent's
-// resourceVersion numbered, more variants than the body memo holds (src/json-body.ts), cycled.
+// Bodies that differ from call to call: the converged request with the parent's resourceVersion
+// numbered, 256 variants, cycled. (The answers kept for their bytes, src/http/kept-answers.ts,
+// remember more bodies than that: a variant that comes again may be answered from them.)
 const VARIANTS = 256;
 const everyBodyNew = (request) =>
   Array.from({ length: VARIANTS }, (_, i) =>
@@ -342,8 +343,8 @@ if (wanted('cases')) {
   out('## Hook against the same-size floor and the echo');
   out();
   out(
-    'The floor parses the same body as the hook (the same parser, minus its memo of parsed bodies: it parses every call; the same log line) and answers a fixed object: the hook\'s own answer to that body. ' +
-      'The hook remembers the bodies it parsed (src/json-body.ts), and with a remembered body what sync read of it and the stage results that did not read the clock (src/controlplane/request-reading.ts, stage-memo.ts), so a case that repeats one body (every case but "every body new", like a converged ControlPlane\'s resync) measures the hook on a remembered body; "every body new" cycles through more variants of the converged request than the memo holds, so every call parses. ' +
+    'The floor parses the same body as the hook (the same parser, minus noting where the observed objects are: it parses every call; the same log line) and answers a fixed object: the hook\'s own answer to that body. ' +
+      'The hook answers a body it answered before from the answer kept for its bytes when that answer called neither clock nor random (src/http/kept-answers.ts), and keeps the stage results that did not call the clock by what each stage reads (src/controlplane/stage-memo.ts), so a case that repeats one body (every case but "every body new", like a converged ControlPlane\'s resync) measures the hook on a body it answered before; "every body new" cycles through 256 variants of the converged request. ' +
       '"ratio" is hook req/s ÷ floor req/s, "p99 × floor" the hook\'s p99 over the floor\'s, "CPU × floor" the server CPU per request over the floor\'s.',
   );
   out();
@@ -699,7 +700,7 @@ if (wanted('memos')) {
     `Each memo switched off alone (\`PUT /bench/memos\` of the bench server; every other on), against all on, at concurrency ${connections} on the steady fleet of N (each resynced in turn), measured back to back in every repeat: ` +
       '"saved" is (CPU per call with the memo off − with it on) ÷ with it off, the median of the repeats (min–max); "hits" is the hit rate with all on; a memo the fleet\'s syncs do not look up is not switched off. ' +
       '"on" is the mean of the runs with all on just before and just after the memo\'s run with it off. ' +
-      'Switching off the body memo also leaves the request reading and stage results without a remembered body to be kept with (they are kept with it); switching off the request reading leaves the stage results without one.',
+      'A call answered from the answer kept for its bytes looks up no other memo.',
   );
   out();
   out(`| memo | ${MEMO_SIZES.map((n) => `N = ${n}: hits | N = ${n}: CPU µs/call on | N = ${n}: off | N = ${n}: saved`).join(' | ')} |`);

@@ -5,8 +5,8 @@
 // - POST /bench/echo parses the body like a hook route and serialises it back;
 // - POST /bench/floor parses the body like a hook route and answers a fixed object, set with
 //   PUT /bench/floor (bench.mjs sets the hook's own answer to the same body: the same-size floor);
-//   both parse every body afresh (the hook routes' parser without its memo of parsed bodies): the
-//   floor is what reading the input costs;
+//   both parse every body (the hook routes' parser, without noting where the observed objects
+//   are): the floor is what reading the input costs;
 // - POST /bench/partial-floor answers the same fixed object after reading only what a reading that
 //   parses no object it has seen before would read when every child was seen before: the body
 //   scanned with the observed objects' spans noted (the hook parser's scan), the digest of every

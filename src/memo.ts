@@ -26,10 +26,6 @@ interface Entry<V> {
 export const MEMO = {
   /** Answers to hook calls by their path and their body's digest, when they read neither clock nor random (http/kept-answers.ts). */
   answer: 'answer',
-  /** Parsed request bodies by their text (json-body.ts). */
-  body: 'body',
-  /** What sync read of a remembered body (controlplane/request-reading.ts). */
-  requestReading: 'request_reading',
   /** Stage results kept by what each stage reads (controlplane/stage-memo.ts). */
   stageResult: 'stage_result',
   /** Parsed last-applied annotations (k8s/observed.ts). */
@@ -88,9 +84,8 @@ const ALL_MEMOS = new Set<BoundedMemo<unknown>>();
 const ALL_SIGHTINGS = new Set<Sightings>();
 
 /**
- * Memory before speed. The memos that grow with the fleet (those built with `shed`: every one but
- * the request reading, which is kept with its body) hold nothing while the hook bodies in flight take more than
- * half the in-flight budget (inflight.ts reports it through `memoryPressure`): those calls need the
+ * Memory before speed. The memos that grow with the fleet (those built with `shed`) hold nothing
+ * while the hook bodies in flight take more than half the in-flight budget (inflight.ts reports it through `memoryPressure`): those calls need the
  * heap for their parsed bodies and answers, and the budget's worst case (test/long/memory.test.ts)
  * is measured with these memos empty. Coming under pressure drops what they hold (counted by memo:
  * c5c3_hooks_memo_sheds_total); under it nothing new is kept. A memo only saves recomputing: the
@@ -249,35 +244,23 @@ export class BoundedMemo<V> {
  * A ghost list: what a memo was last asked about, without its value, so the memo can give a new
  * place only to what comes again while it would still have been kept (a memo of least recently
  * used first out, asked about more than it holds in turn, pushes every entry out before it comes
- * again, and pays for keeping each for no hit). Distance is counted in what `pass` is told: calls,
- * or the characters of the texts seen. At most `limit` ids (the least recently seen go first);
- * `reach`: how far back a sighting still counts (Infinity: as long as it is held). Ids only, never
- * values; forgotten with the memos (BoundedMemo.forgetAll).
+ * again, and pays for keeping each for no hit). At most `limit` ids, the least recently seen go
+ * first. Ids only, never values; forgotten with the memos (BoundedMemo.forgetAll).
  */
 export class Sightings {
-  /** Id → the distance passed when it was last seen; oldest first. */
-  private readonly last = new Map<string, number>();
-  private passed = 0;
+  /** The ids, least recently seen first. */
+  private readonly last = new Set<string>();
 
-  constructor(
-    private readonly limit: number,
-    private readonly reach = Infinity,
-  ) {
+  constructor(private readonly limit: number) {
     ALL_SIGHTINGS.add(this);
   }
 
-  /** Counts `size` more of what the distance is measured in (a call, a text's characters). */
-  pass(size = 1): void {
-    this.passed += size;
-  }
-
-  /** Notes a sighting of `id` now: whether it was seen before within `reach`. */
+  /** Notes a sighting of `id` now: whether it was among the last `limit` seen. */
   seen(id: string): boolean {
-    const was = this.last.get(id);
-    if (was !== undefined) this.last.delete(id);
-    this.last.set(id, this.passed);
-    if (this.last.size > this.limit) this.last.delete(this.last.keys().next().value!);
-    return was !== undefined && this.passed - was <= this.reach;
+    const was = this.last.delete(id);
+    this.last.add(id);
+    if (this.last.size > this.limit) this.last.delete(this.last.values().next().value!);
+    return was;
   }
 
   forget(): void {

@@ -29,7 +29,11 @@ import { fitStatus } from './status-limits.js';
 
 /** What a hook may read besides the request: injected so every answer is reproducible. */
 export interface HookContext {
-  clock: () => Date;
+  /**
+   * The call's instant, the same at every call. Calling it is reading the clock (an answer that
+   * calls it is never kept: http/kept-answers.ts); it is handed on uncalled to whatever may read it.
+   */
+  now: () => Date;
   random: (bytes: number) => Buffer;
   /** Receives per-stage measurements of the sync pipeline (metrics). */
   onStage?: (trace: StageTrace) => void;
@@ -90,11 +94,11 @@ function route<S extends TSchema>(path: string, body: S, handle: (body: Static<S
 }
 
 export const HOOK_ROUTES: readonly HookRoute[] = [
-  route('/controlplane/sync', ControlPlaneHookRequest, (body, context) => syncControlPlane(body, { now: context.clock(), random: context.random, onStage: context.onStage }), ControlPlaneStatus),
-  route('/controlplane/finalize', ControlPlaneHookRequest, (body, context) => finalizeControlPlane(body, { now: context.clock(), onEvent: context.onEvent }), ControlPlaneStatus),
+  route('/controlplane/sync', ControlPlaneHookRequest, (body, context) => syncControlPlane(body, { now: context.now, random: context.random, onStage: context.onStage }), ControlPlaneStatus),
+  route('/controlplane/finalize', ControlPlaneHookRequest, (body, context) => finalizeControlPlane(body, { now: context.now, onEvent: context.onEvent }), ControlPlaneStatus),
   route('/controlplane/customize', ControlPlaneCustomizeRequest, (body) => customizeControlPlane(body.parent)),
-  route('/credentialrotation/sync', CredentialRotationSyncRequest, (body, context) => syncCredentialRotation(body, { now: context.clock(), onEvent: context.onEvent }), CredentialRotationStatus),
+  route('/credentialrotation/sync', CredentialRotationSyncRequest, (body, context) => syncCredentialRotation(body, { now: context.now, onEvent: context.onEvent }), CredentialRotationStatus),
   route('/credentialrotation/customize', CredentialRotationCustomizeRequest, (body) => customizeCredentialRotation(body.parent)),
-  route('/secretaggregate/sync', SecretAggregateSyncRequest, (body, context) => syncSecretAggregate(body, { now: context.clock() }), SecretAggregateStatus),
+  route('/secretaggregate/sync', SecretAggregateSyncRequest, (body, context) => syncSecretAggregate(body, { now: context.now }), SecretAggregateStatus),
   route('/secretaggregate/customize', SecretAggregateCustomizeRequest, (body) => customizeSecretAggregate(body.parent)),
 ];

@@ -9,6 +9,7 @@ import { loggerOptions } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { CaptureWriter } from './capture/capture.js';
 import { parseJsonBody } from './json-body.js';
+import { systemNow } from './k8s/time.js';
 import type { InflightBudget } from './inflight.js';
 import { errorsPlugin } from './http/errors.js';
 import { overloadPlugin, type OverloadOptions } from './http/overload.js';
@@ -177,7 +178,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<HooksSer
   metrics.readReady = () => !app.c5c3.draining && unready() === undefined;
   await app.register(metricsPlugin, { metrics });
   await app.register(requestLogPlugin);
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? systemNow;
   // A call's answer kept for the same bytes (kept-answers.ts).
   await app.register(keptAnswersPlugin, { metrics, capture: capture && { writer: capture, clock, randomSeed: options.randomSeed } });
   await app.register(hooksPlugin, {

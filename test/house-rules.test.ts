@@ -144,3 +144,43 @@ t.test('src/controlplane/: only the reading (request-reading.ts) reads the raw r
     .flatMap((f) => rawReadsIn(f, readFileSync(f, 'utf8')));
   t.same(found, [], 'raw request reads outside src/controlplane/request-reading.ts');
 });
+
+/** Every place in `source` that makes an instant or reads the clock: `new Date(…)`, `Date(…)`, `Date.now`. */
+export function instantsIn(path: string, source: string): string[] {
+  const file = ts.createSourceFile(path, source, ts.ScriptTarget.ES2022, true);
+  const found: string[] = [];
+  const isDate = (n: ts.Node) => ts.isIdentifier(n) && n.text === 'Date';
+  const visit = (node: ts.Node) => {
+    if (((ts.isNewExpression(node) || ts.isCallExpression(node)) && isDate(node.expression)) || (ts.isPropertyAccessExpression(node) && isDate(node.expression) && node.name.text === 'now')) {
+      found.push(`${relative(REPO_ROOT, path)}:${file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1}: ${node.getText(file).slice(0, 80)}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+t.test('the instant checker finds what it looks for', async (t) => {
+  t.same(instantsIn('x.ts', 'const a = new Date(now()); const b = Date.now(); const c = Date(); const d = [1].map(Date.now); const e = new Date;').length, 5);
+  t.same(instantsIn('x.ts', 'const a = now(); const b = Date.parse(t); const c = x.now; const d: Date = a; // new Date()'), []);
+});
+
+t.test('the hooks make no instant but in src/k8s/time.ts: they read the clock by calling the `now` of their context', async (t) => {
+  // The hooks are what the hook routes and their runner reach (src/http/hooks.ts, which hands the
+  // clock down): an instant made there would read the clock unseen, and an answer that read it
+  // would be kept as if it had not (src/http/kept-answers.ts). The server's own timers (drain
+  // deadlines, the in-flight budget) measure durations and reach no answer; the CLIs and the
+  // simulation run hooks with clocks of their own making.
+  const graph = importGraph();
+  const hooks = new Set<string>();
+  const reach = (file: string) => {
+    if (hooks.has(file)) return;
+    hooks.add(file);
+    for (const dep of graph.get(file) ?? []) reach(dep);
+  };
+  reach('src/routes.ts');
+  reach('src/http/hooks.ts');
+  t.ok(hooks.has('src/controlplane/stages/korc.ts') && hooks.has('src/k8s/time.ts'), 'the stages and the instants module are among them');
+  const found = [...hooks].filter((f) => f !== 'src/k8s/time.ts').flatMap((f) => instantsIn(f, readFileSync(join(REPO_ROOT, f), 'utf8')));
+  t.same(found, [], 'instants made outside src/k8s/time.ts');
+});

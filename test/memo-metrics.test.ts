@@ -7,7 +7,6 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from './support/shared.js';
 import { testServer, post } from './support/server.js';
 import { BoundedMemo, MEMO, type MemoName } from '../src/memo.js';
-import { bodyMemoHolds } from '../src/json-body.js';
 import type { HooksServer } from '../src/server.js';
 
 const dir = pathToFileURL(join(REPO_ROOT, 'hooks', 'controlplane-sync/'));
@@ -42,17 +41,12 @@ t.test('a converged ControlPlane resynced with the same bytes: the memos are hit
   const before = await lookups(app);
   for (let i = 0; i < 4; i++) t.equal((await post(app, '/controlplane/sync', body)).status, 200);
   const after = await lookups(app);
-  // The body is kept on its second sighting and read from memory from the third on; what sync
-  // read of it and its stage results are kept with it.
-  t.ok(moved(before, after, MEMO.body, 'hit') >= 2, 'body: hits');
-  t.ok(moved(before, after, MEMO.body, 'miss') >= 1, 'body: the first sighting is a miss');
-  for (const memo of [MEMO.requestReading, MEMO.stageResult, MEMO.cloudsYaml, MEMO.secretValues]) {
+  for (const memo of [MEMO.stageResult, MEMO.cloudsYaml, MEMO.secretValues]) {
     t.ok(moved(before, after, memo, 'hit') > 0, `${memo}: hits`);
   }
-  t.ok(moved(before, after, MEMO.requestReading, 'miss') > 0, 'request reading: a body not remembered is read afresh');
 });
 
-t.test('every body new: the body memo misses every call, and so does the reading kept with a body; the stage results, kept by what each stage reads, hit', async (t) => {
+t.test('every body new: the stage results, kept by what each stage reads, hit', async (t) => {
   const { app } = await testServer({ level: 'silent' });
   t.teardown(() => app.close());
   BoundedMemo.forgetAll(); // the stage results of the test before (the same ControlPlane) go
@@ -63,10 +57,7 @@ t.test('every body new: the body memo misses every call, and so does the reading
     t.equal((await post(app, '/controlplane/sync', JSON.stringify(request))).status, 200);
   }
   const after = await lookups(app);
-  t.equal(moved(before, after, MEMO.body, 'hit'), 0, 'body: no hit');
-  t.equal(moved(before, after, MEMO.body, 'miss'), calls, 'body: a miss per call');
-  t.equal(moved(before, after, MEMO.requestReading, 'hit'), 0, 'request reading: no hit');
-  t.equal(moved(before, after, MEMO.requestReading, 'miss'), calls, 'request reading: a miss per call');
+  t.equal(moved(before, after, MEMO.answer, 'hit'), 0, 'answer: no hit (every body new)');
   // Only the parent's resourceVersion moved on, which no stage reads (issue 43): the first call
   // computes every stage, the next ones find their results.
   t.ok(moved(before, after, MEMO.stageResult, 'hit') >= calls - 1, 'stage results: hits from the second call on');
@@ -89,7 +80,7 @@ t.test('finalize reads the last-applied annotations: the same texts again are hi
   t.equal(moved(between, after, MEMO.lastApplied, 'miss'), 0, 'last applied: no miss the second time');
 });
 
-t.test('bodies in flight over half the in-flight budget empty the body and stage-result memos, keep nothing new while over, and count it', async (t) => {
+t.test('bodies in flight over half the in-flight budget empty the stage-result memo, keep nothing new while over, and count it', async (t) => {
   const resynced = (n: number) => JSON.stringify({ ...converged.request, parent: { ...converged.request.parent, metadata: { ...converged.request.parent.metadata, resourceVersion: `shed-${n}` } } });
   const size = resynced(0).length;
   // A fleet's bodies (well under half the budget) and one body over half of it (JSON allows the trailing blanks).
@@ -111,19 +102,13 @@ t.test('bodies in flight over half the in-flight budget empty the body and stage
   t.equal((await call(resynced(1))).hits, 0, 'the first call computes every stage');
   const warm = await call(resynced(2));
   t.ok(warm.hits > 0 && warm.misses === 0, `the next one finds them (${warm.hits} hits)`);
-  await call(resynced(2)); // a body seen twice is kept (json-body.ts)
 
   const big = await call(resynced(3) + ' '.repeat(2 * size + 1));
   t.equal(big.hits, 0, 'over half the budget: the stage results were dropped before the call');
   t.equal(JSON.parse(big.answer).status.conditions.length, JSON.parse(warm.answer).status.conditions.length, 'and it is answered as well');
   const shedAfter = await sheds();
-  for (const memo of [MEMO.stageResult, MEMO.body]) t.equal((shedAfter[memo] ?? 0) - (shedBefore[memo] ?? 0), 1, `${memo}: one shed counted`);
+  t.equal((shedAfter[MEMO.stageResult] ?? 0) - (shedBefore[MEMO.stageResult] ?? 0), 1, 'stage_result: one shed counted');
 
-  const bigAgain = resynced(6) + ' '.repeat(2 * size + 1);
-  await call(bigAgain);
-  await call(bigAgain); // seen twice, but not kept under pressure: and not indexed either
-  const holds = bodyMemoHolds();
-  t.equal(holds.indexed, holds.bodies, `the body index holds only kept bodies (${holds.bodies})`);
   t.equal((await call(resynced(4))).hits, 0, 'nothing was kept while over half the budget');
   const again = await call(resynced(5));
   t.ok(again.hits > 0 && again.misses === 0, 'back under half, results are kept again');

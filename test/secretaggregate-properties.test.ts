@@ -144,7 +144,7 @@ function call(g: Generated, observed: Obj[], related: Obj[], status?: Obj) {
     ? { sources: (g.spec as Obj).sources.map((s: Obj) => ({ secretRef: { name: s.name }, ...(s.keys ? { keys: s.keys } : {}) })), ...((g.spec as Obj).target ? { target: { name: (g.spec as Obj).target } } : {}) }
     : g.spec;
   const p = { ...parent(spec), ...(status ? { status } : {}) };
-  return syncSecretAggregate({ parent: p as never, children: objectMap(observed, [GVK.Secret]) as never, related: objectMap(related, [GVK.Secret]) as never }, { now: FIXED_NOW });
+  return syncSecretAggregate({ parent: p as never, children: objectMap(observed, [GVK.Secret]) as never, related: objectMap(related, [GVK.Secret]) as never }, { now: () => FIXED_NOW });
 }
 
 t.test(`SecretAggregate sync: ${RUNS} generated requests against the oracle`, async (t) => {

@@ -12,8 +12,8 @@ import { MEMO } from '../src/memo.js';
 const cpRequest = () => ({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') });
 
 
-/** The memos emptied under memory pressure (memo.ts memoryPressure): every one but the request reading, kept with its body. */
-const SHEDDING: string[] = Object.values(MEMO).filter((m) => m !== MEMO.requestReading);
+/** The memos emptied under memory pressure (memo.ts memoryPressure): every one. */
+const SHEDDING: string[] = Object.values(MEMO);
 t.test('health, readiness and draining', async (t) => {
   const { app } = await testServer();
   t.teardown(() => app.close());

@@ -27,7 +27,7 @@ t.test('no stage looks at an observed kind it did not declare', async (t) => {
     const call = JSON.parse(readFileSync(join(SYNC_DIR, file), 'utf8')) as CapturedCall;
     for (const offset of OFFSETS_SECONDS) {
       syncControlPlane(call.request as ControlPlaneHookRequest, {
-        now: new Date(new Date(call.clock).getTime() + offset * 1000),
+        now: () => new Date(new Date(call.clock).getTime() + offset * 1000),
         random: seededRandom('stage-reads'),
         onStage: (trace) => ran.add(trace.name),
         onUndeclared: (stage, where, kind) => undeclared.add(`${stage.name} looks at ${where} ${kind} (${file})`),
@@ -48,7 +48,7 @@ t.test('the probe hears of an undeclared look', async (t) => {
   try {
     // The first stage made to declare nothing: whatever it looks at is heard of.
     Object.assign(first!, { observes: { children: [], related: [] } });
-    syncControlPlane(call.request as ControlPlaneHookRequest, { now: new Date(call.clock), random: seededRandom('x'), onUndeclared: (s, where, kind) => heard.push(`${s.name} ${where} ${kind}`) });
+    syncControlPlane(call.request as ControlPlaneHookRequest, { now: () => new Date(call.clock), random: seededRandom('x'), onUndeclared: (s, where, kind) => heard.push(`${s.name} ${where} ${kind}`) });
   } finally {
     Object.assign(first!, { observes });
   }

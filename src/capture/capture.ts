@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Sanitizer } from './sanitize.js';
+import { systemNow } from '../k8s/time.js';
 
 export interface CapturedCall {
   hook: string;
@@ -29,7 +30,7 @@ export class CaptureWriter {
   ) {
     mkdirSync(dir, { recursive: true });
     this.sanitizer = new Sanitizer(key);
-    this.prefix = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    this.prefix = systemNow().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   }
 
   /** Sanitised call record (also what the file holds). */

@@ -57,7 +57,7 @@ const groupOf = (obj: KubeObject) => {
 const isServiceCr = (obj: KubeObject) => SERVICE_CR_KINDS.some((k) => sameKind(k, obj));
 
 export interface FinalizeContext {
-  now: Date;
+  now: () => Date;
   onEvent?: (event: HookEvent) => void;
 }
 
@@ -125,7 +125,7 @@ export function finalizeControlPlane(request: ControlPlaneHookRequest, context: 
   const korc = (status: 'True' | 'False', reason: string, message: string) =>
     new Map([[CONDITION.KORC, decideCondition(CONDITION.KORC, { status, reason, message }, previous.get(CONDITION.KORC), cp.generation, context.now)]]);
   const status = (decided: ReturnType<typeof korc>) =>
-    buildStatus({ cp, spec, credential: credentialStatus(cp, children, reading.previousCredential, () => context.now), previous, decided, now: context.now, update: carriedRollout(reading.rollout, spec) });
+    buildStatus({ cp, spec, credential: credentialStatus(cp, children, reading.previousCredential, context.now), previous, decided, now: context.now, update: carriedRollout(reading.rollout, spec) });
   const everythingAsIs = children.all().map(keepAsIs);
 
   if (orc.length === 0) {

@@ -130,7 +130,7 @@ export function runPipeline(
     const track = (now: () => Date) => trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, now);
     if (kept) {
       result = kept.result;
-      tracked = kept.unapplied ?? track(() => input.now);
+      tracked = kept.unapplied ?? track(input.now);
     } else {
       // Kept by what it read (stage-memo.ts) unless it read this call's clock or random source.
       const stageInput: StageInput = { ...input, decided };
@@ -144,7 +144,7 @@ export function runPipeline(
       let clockRead = false;
       tracked = track(() => {
         clockRead = true;
-        return input.now;
+        return input.now();
       });
       if (!opaque && key !== undefined) memo?.keep(stage, key, reads, result, clockRead ? undefined : tracked);
     }

@@ -5,12 +5,6 @@
 // unapplied children, the admin credential's status, the rollout memory), the observed children
 // and related objects indexed, the namespace's incumbent and the rotation schedule in force, and
 // the key of its stage results (stage-memo.ts). All of it is a pure function of the request.
-//
-// A request body the server remembers (json-body.ts) is one frozen object, shared by every call
-// that sends the same bytes (a converged ControlPlane's resync), so its reading is kept with it
-// (a WeakMap: it goes when the body leaves the memo) and read once per body, not once per call.
-// A kept reading is shared like the body: its objects are frozen, its maps read-only to the stages.
-// A body that is not frozen (parsed for this call alone, or an in-process caller's) is read afresh.
 import { hash } from 'node:crypto';
 import type { ControlPlaneHookRequest } from '../api/hooks.js';
 import type { SpecReading } from './spec.js';
@@ -25,7 +19,7 @@ import { activeSchedule, type Schedule } from './credential/schedule.js';
 import { previousCredential, type CredentialStatus } from './credential/credential-status.js';
 import { readRolloutMemory, type RolloutMemory } from './rollout/rollout-state.js';
 import { StageMemo } from './stage-memo.js';
-import { countLookup, deepFreeze, exactKey, MEMO, memoOn } from '../memo.js';
+import { exactKey } from '../memo.js';
 
 export interface RequestReading extends SpecReading {
   cp: ControlPlaneRef;
@@ -53,21 +47,8 @@ export interface RequestReading extends SpecReading {
   stages: StageMemo;
 }
 
-const kept = new WeakMap<object, RequestReading>();
-
-/** The reading of `request`: kept with a frozen (remembered, shared) request, else read afresh. */
+/** The reading of `request`, once per call. */
 export function readRequest(request: ControlPlaneHookRequest): RequestReading {
-  if (!Object.isFrozen(request) || !memoOn(MEMO.requestReading)) {
-    countLookup(MEMO.requestReading, false);
-    return read(request, false);
-  }
-  let reading = kept.get(request);
-  countLookup(MEMO.requestReading, reading !== undefined);
-  if (reading === undefined) kept.set(request, (reading = read(request, true)));
-  return reading;
-}
-
-function read(request: ControlPlaneHookRequest, shared: boolean): RequestReading {
   const parent = request.parent;
   const status: unknown = parent.status;
   const cp = controlPlaneRef(parent);
@@ -76,7 +57,7 @@ function read(request: ControlPlaneHookRequest, shared: boolean): RequestReading
   const related = new ObjectIndex(request.related, parent.metadata.namespace);
   const previous = previousConditions(status);
   const unapplied = previousUnapplied(status);
-  const reading: RequestReading = {
+  return {
     cp,
     spec,
     errors,
@@ -100,12 +81,6 @@ function read(request: ControlPlaneHookRequest, shared: boolean): RequestReading
       related,
     }),
   };
-  if (shared) {
-    // Shared by every call with this request: what it holds is frozen (the indexes hold the
-    // request's own objects, and copies of those that did not say their namespace).
-    for (const part of [cp, children.all(), related.all(), [...previous.values()], unapplied, reading.schedule, reading.previousCredential, reading.rollout, reading.annotations]) deepFreeze(part);
-  }
-  return reading;
 }
 
 /** The parent's annotations with string values (anything else is ignored). */

@@ -65,8 +65,7 @@ const refused = <T>(errors: string[]): Resolved<T> => ({ ok: false, errors });
 /**
  * `spec` of the ControlPlane named `cp`: defaulted, validated and resolved. Read every call: a
  * memo of readings (keyed by the spec's exact text) cost as much as it saved at fleet traffic
- * (BENCHMARKS.md, issue 34). The reading is frozen through: a reading kept with a remembered
- * request (request-reading.ts) is shared by the calls it answers.
+ * (BENCHMARKS.md, issue 34). Frozen through: the stages only read it.
  */
 export function readSpec(raw: unknown, cp: string): SpecReading {
   const { value: spec, errors } = validateSpec(isObject(raw) ? raw : {});

@@ -1,6 +1,7 @@
-// Stage results kept by what each stage reads (issue 43): a fleet of converged ControlPlanes is
-// resynced in turn, so no request body comes again soon enough to be remembered (json-body.ts), yet
-// what each stage reads of a ControlPlane's request stays the same from one resync to the next.
+// Stage results kept by what each stage reads (issue 43): a request that differs from the last one
+// anywhere (a resourceVersion, an ESO refresh time) is computed, not answered from the answer kept
+// for its bytes (http/kept-answers.ts), yet what each stage reads of a ControlPlane's request
+// mostly stays the same from one call to the next.
 //
 // A stage is a pure function of its input (stage.ts). It declares what it reads of the request
 // (Stage.observes: the kinds of observed children and related objects it looks at; the spec is
@@ -15,7 +16,7 @@
 //   caller's) has no key, and every stage is computed;
 // - every value the stage read of the call's own input is the same in this call: the decided
 //   conditions it looked up, the rollout, the credential status, the annotations (recorded as
-//   they are read, exactKey). What reads the clock or calls the random source is never kept.
+//   they are read, exactKey). What calls the clock or the random source is never kept.
 // A stage sees only what it declared: its children and related objects are views of the declared
 // kinds (DeclaredIndex); a look at another kind answers as the whole index would and leaves the
 // result unkept, and test/stage-reads.test.ts fails on it. The unapplied-children tracking of the
@@ -34,7 +35,7 @@
 // recently used first out), and none while the bodies in flight take more than half the in-flight
 // budget (memo.ts memoryPressure).
 // Once full, a ControlPlane's results take a new place only when it was called recently (admits,
-// by a ghost list of the ControlPlanes called: memo.ts Sightings, as the body memo's): a fleet
+// by a ghost list of the ControlPlanes called: memo.ts Sightings, as the kept answers'): a fleet
 // larger than the memo, resynced in turn, would otherwise push every result out before its
 // ControlPlane comes again, and pay for keeping it (serializing and deflating it) on every call
 // for no hit. Refused, those calls are computed as they would be with
@@ -75,7 +76,7 @@ interface Packed {
   places: Map<string, object[]>;
 }
 
-/** What a call's key is made of (request-reading.ts reads it once per request). */
+/** What a call's key is made of (request-reading.ts reads it once per call). */
 export interface StageKeyParts {
   cp: ControlPlaneRef;
   /** A digest of what every stage's key holds beside its kinds (the raw spec, the previous unapplied children). */
@@ -133,11 +134,7 @@ export class StageMemo {
     this.base = `${cp.uid}\u0000${cp.namespace}\u0000${cp.name}\u0000`;
   }
 
-  /**
-   * Starts a call (runPipeline, once per call: a remembered request's reading, and so its
-   * StageMemo, serves every call that sends the same body): whether it may keep results in new
-   * places is decided for the call (admits).
-   */
+  /** Starts a call (runPipeline, once per pass): whether it may keep results in new places is decided for the call (admits). */
   begin(): void {
     this.admitting = memoOn(MEMO.stageResult) ? admits(this.base) : false;
     this.packed = memoOn(MEMO.stageResult) ? KEPT.peek(this.base) : undefined;
@@ -214,7 +211,7 @@ export class StageMemo {
   }
 }
 
-/** A stage of a request that is not remembered, computed (a miss): undefined, as a lookup that found nothing. */
+/** A stage run without the memo (an in-process caller's pipeline), computed (a miss): undefined, as a lookup that found nothing. */
 export function stageComputed(): undefined {
   countLookup(MEMO.stageResult, false);
   return undefined;
@@ -281,8 +278,8 @@ export class DeclaredIndex extends ObjectIndex {
 
 /**
  * `input` as `stage` sees it, recording into `reads` what it reads of the call's own values;
- * `onOpaque` is called when it reads one whose result cannot be kept (the clock, the random
- * source, the previous conditions, the decided conditions other than by type, or an undeclared
+ * `onOpaque` is called when it reads one whose result cannot be kept (a call of the clock or the
+ * random source, the previous conditions, the decided conditions other than by type, or an undeclared
  * kind; `onUndeclared` also hears of the last).
  */
 export function recordingInput(
@@ -351,11 +348,11 @@ export function recordingInput(
       reads.credential = exactKey(input.credential);
       return input.credential;
     },
-    get now() {
+    // Both handed on freely (a helper may take them and never call them): what is opaque is a call.
+    now: () => {
       onOpaque();
-      return input.now;
+      return input.now();
     },
-    // Handed on freely (a service's generated Secrets take it): what is opaque is a call.
     random: (bytes: number) => {
       onOpaque();
       return input.random(bytes);

@@ -47,7 +47,8 @@ export interface StageInput {
   credential: CredentialStatus | undefined;
   /** The ControlPlane's annotations (the guarded removal of a service, docs/architecture.md §2.13). */
   parentAnnotations?: Readonly<Record<string, string>>;
-  now: Date;
+  /** The call's clock: calling it is the read (a stage that only hands it on reads nothing). */
+  now: () => Date;
   random: (bytes: number) => Buffer;
   /** A release rollout's say in this pass (rollout/rollout.ts); absent when none is involved. */
   rollout?: {

@@ -52,7 +52,7 @@ export interface StatusInput {
   previous: ReadonlyMap<string, Condition>;
   /** Conditions decided this pass; every other sub-condition is carried over verbatim. */
   decided: ReadonlyMap<string, Condition>;
-  now: Date;
+  now: () => Date;
   /** Overrides the Ready aggregate (the duplicate guard). */
   ready?: Decision;
   /** Children asked for and not yet observed as asked (omitted when none). */

@@ -17,7 +17,7 @@ import { recoverOpenBao } from './openbao-backups.js';
 import { secretStoreReady } from './external-secret.js';
 
 export interface SyncContext {
-  now: Date;
+  now: () => Date;
   random: (bytes: number) => Buffer;
   /** Receives each stage's measurement (metrics); optional. */
   onStage?: (trace: StageTrace) => void;
@@ -28,8 +28,8 @@ export interface SyncContext {
 export function syncControlPlane(request: ControlPlaneHookRequest, context: SyncContext): CompositeHookResponse {
   const reading = readRequest(request);
   const { cp, spec, errors, resolved, children, related, previous, incumbent, schedule, previousUnapplied, stages } = reading;
-  // Computed every call (keeping them with a remembered request saved under 10 % of a fleet's sync: issue 34).
-  const credential = credentialStatus(cp, children, reading.previousCredential, () => context.now, schedule);
+  // Computed every call (keeping them saved under 10 % of a fleet's sync: issue 34).
+  const credential = credentialStatus(cp, children, reading.previousCredential, context.now, schedule);
   const statusBase = { cp, spec, credential, previous, now: context.now };
 
   if (incumbent !== undefined) {
@@ -67,7 +67,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
       generation: cp.generation,
       previous: reading.rollout,
       observedKeystone: children.get(GVK.Keystone, cp.namespace, childNames(cp.name).keystone),
-      now: () => context.now,
+      now: context.now,
     }),
   );
   const plan = planned.plan;

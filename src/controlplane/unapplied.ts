@@ -111,7 +111,7 @@ export function trackUnapplied(
     const since = earlier && earlier.generation === generation ? earlier.since : (asked ??= formatTime(now()));
     entries.push({ ...key, since, generation });
     // Asked for this pass: no time has passed (now, truncated to the second).
-    const age = since === asked ? 0 : (secondsSince(since, now()) ?? 0);
+    const age = since === asked ? 0 : (secondsSince(since, now) ?? 0);
     if (age > TIMEOUT_SECONDS.childNotApplied) {
       // A kind no stage emits cannot be refused here; named generically rather than as another kind's error.
       reason ??= errorReason(conditionType, want) ?? REASON.ChildNotApplied;

@@ -26,7 +26,7 @@ import { ROTATION_CONDITION, ROTATION_REASON, ROTATION_WAIT_SECONDS } from './co
 
 
 export interface RotationContext {
-  now: Date;
+  now: () => Date;
   onEvent?: (event: HookEvent) => void;
 }
 
@@ -196,7 +196,7 @@ export function syncCredentialRotation(request: CredentialRotationSyncRequest, c
   const verdict = forUser ? decideServiceUser(cr, generation, latchedNumber, cps, user) : decide(cr, generation, latchedNumber, cps, ac);
   const latched = verdict.latch ?? (typeof latchedBefore === 'number' ? latchedBefore : 0);
   const newlyLatched = verdict.latch !== undefined && verdict.latch !== latchedBefore;
-  const latchTime = newlyLatched ? formatTime(context.now) : latchedAt(cr as KubeObject);
+  const latchTime = newlyLatched ? formatTime(context.now()) : latchedAt(cr as KubeObject);
   const latch: LatchedRequest | undefined =
     latched > 0 ? requestOf(cr, latched, latchTime) : undefined;
   const ready = { ...verdict.ready };

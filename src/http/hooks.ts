@@ -2,7 +2,7 @@
 // clock its answer was computed at), the random source (or, for replays, a source seeded afresh
 // per call), stage measurements into the metrics, events into the request's log line, and every
 // call captured when capture is on. Each answer is told to kept-answers.ts with whether it may
-// answer the same bytes again: whether it read the clock or the random source, logged an event or
+// answer the same bytes again: whether it called the clock or the random source, logged an event or
 // failed a stage (watched as it is computed).
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +12,7 @@ import { conditionLabels, countConditions, initConditionSeries } from './conditi
 import { answerComputed, CallWatch } from './kept-answers.js';
 import { parentOf } from './parent-of.js';
 import { seededRandom } from '../random.js';
-import { HOOK_ROUTES, type HookContext, type HookRunner } from '../routes.js';
+import { HOOK_ROUTES, type HookRunner } from '../routes.js';
 import type { StageTrace } from '../controlplane/pipeline.js';
 
 export interface HooksPluginOptions {
@@ -22,23 +22,6 @@ export interface HooksPluginOptions {
   randomSeed: string | undefined;
   metrics: Metrics;
   capture: CaptureWriter | undefined;
-}
-
-/**
- * `answer` to `body`. Request bodies are remembered and shared between calls, frozen (json-body.ts);
- * no hook changes its request, and should one ever try (a TypeError on a frozen body), the call is
- * answered once more from a private copy, with a fresh context (a replay's random source restarts),
- * and `onRetry` says so: a bug to fix, not a 500 for Metacontroller. Anything else, or a second
- * failure, is thrown as it is. The error's message is not passed on: a TypeError may quote a value.
- */
-export function answerShared(body: unknown, answer: (body: unknown, context: HookContext) => unknown, context: () => HookContext, onRetry: () => void): unknown {
-  try {
-    return answer(body, context());
-  } catch (err) {
-    if (!(err instanceof TypeError) || body === null || typeof body !== 'object' || !Object.isFrozen(body)) throw err;
-    onRetry();
-    return answer(structuredClone(body), context());
-  }
 }
 
 /** The hooks whose answers carry a ControlPlane's whole status (counted by condition, metrics.ts). */
@@ -59,17 +42,13 @@ export const hooksPlugin = fp(
       // Every line this call logs names its parent, as its request line does (request-log.ts).
       const parent = parentOf(call.body);
       const log = parent === undefined ? call.log : call.log.child({ parent });
-      const context = (): HookContext =>
-        watch.watch({
-          clock: () => at,
-          random: options.randomSeed === undefined ? options.random : seededRandom(options.randomSeed),
-          onStage,
-          onEvent: (event) => log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
-        });
-      const response = answerShared(call.body, answer, context, () => {
-        watch.taint();
-        log.error({ hook: call.path }, 'the hook failed on its shared (frozen) request; answered from a private copy');
+      const context = watch.watch({
+        now: () => at,
+        random: options.randomSeed === undefined ? options.random : seededRandom(options.randomSeed),
+        onStage,
+        onEvent: (event) => log[event.level]({ reason: event.reason, objects: event.objects }, event.message),
       });
+      const response = answer(call.body, context);
       capture?.write(call.path, at, call.body, response, options.randomSeed);
       const conditions = CONTROLPLANE_ANSWERS.has(call.path) ? conditionLabels(response) : [];
       countConditions(metrics, conditions);

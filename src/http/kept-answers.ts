@@ -1,6 +1,7 @@
 // Answers kept by the bytes they answered (issue 43). A converged ControlPlane is resynced with the
-// same bytes call after call (json-body.ts), and so is each one of a fleet, in turn. An answer whose
-// computing read neither the call's clock (watched-instant.ts) nor its random source, logged no
+// same bytes call after call (Metacontroller serialises the same parent and children the same
+// way), and so is each one of a fleet, in turn. An answer whose
+// computing called neither the call's clock (`now`) nor its random source, logged no
 // event and failed no stage is a function of the request's bytes alone: the same bytes get the same
 // answer, whenever they come. Such an answer is kept, deflated, by the call's path and the SHA-256
 // of its body, and the next call with those bytes is answered with it before its body is parsed.
@@ -26,7 +27,7 @@ import { hash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseDigestedJsonBody, parseJsonBody } from '../json-body.js';
+import { parseJsonBody } from '../json-body.js';
 import { BoundedMemo, countLookup, deflateOwn, MEMO, memoOn, Sightings } from '../memo.js';
 import type { Metrics } from '../metrics.js';
 import type { CaptureWriter } from '../capture/capture.js';
@@ -34,7 +35,6 @@ import type { HookContext } from '../routes.js';
 import { countConditions, type ConditionLabels } from './condition-metrics.js';
 import { hookOf } from './hook-of.js';
 import { noteParent } from './parent-of.js';
-import { watchedInstant } from './watched-instant.js';
 
 /**
  * The answers kept: a fleet of 3,072 ControlPlanes (as the stage results: stage-memo.ts), at most
@@ -95,12 +95,14 @@ export class CallWatch {
     return !this.tainted;
   }
 
-  /** `context` as the hook sees it: every read of its clock and random source, each event and each failed stage taints. */
+  /** `context` as the hook sees it: each call of its clock and random source, each event and each failed stage taints. */
   watch(context: HookContext): HookContext {
-    const now = watchedInstant(context.clock(), this.taint);
-    const { random, onStage, onEvent } = context;
+    const { now, random, onStage, onEvent } = context;
     return {
-      clock: () => now,
+      now: () => {
+        this.taint();
+        return now();
+      },
       random: (bytes) => {
         this.taint();
         return random(bytes);
@@ -144,7 +146,7 @@ function parseOrFind(request: FastifyRequest, body: string | Buffer, done: (err:
     return done(null, UNPARSED);
   }
   CALLS.set(request, { key, cameBefore: SIGHTINGS.seen(key) });
-  parseDigestedJsonBody(text, digest, done);
+  parseJsonBody(request, text, done);
 }
 
 export const keptAnswersPlugin = fp(

@@ -69,10 +69,10 @@ export function decideCondition(
   decision: ConditionDecision,
   previous: Condition | undefined,
   generation: number,
-  now: Date,
+  now: () => Date,
 ): Condition {
   const lastTransitionTime =
-    previous && previous.status === decision.status ? previous.lastTransitionTime : formatTime(now);
+    previous && previous.status === decision.status ? previous.lastTransitionTime : formatTime(now());
   return { type, status: decision.status, reason: decision.reason, message: decision.message, lastTransitionTime, observedGeneration: generation };
 }
 
@@ -91,7 +91,7 @@ export function formatTime(date: Date): string {
 const formatted = { second: Number.NaN, text: '' };
 
 /** Whole seconds from an RFC 3339 time to `now`; undefined when the time is unreadable (k8s/time.ts). */
-export function secondsSince(time: string | undefined, now: Date): number | undefined {
+export function secondsSince(time: string | undefined, now: () => Date): number | undefined {
   const then = readTime(time);
-  return then === undefined ? undefined : Math.floor((now.getTime() - then) / 1000);
+  return then === undefined ? undefined : Math.floor((now().getTime() - then) / 1000);
 }

@@ -5,6 +5,11 @@
 // the last time a Date can hold, so one day more threw a RangeError, a 500 on every sync; and
 // `2026-02-30`, a date-only text, a space for the `T`). What the service writes from such times is
 // formatted within the same range (`formatSeconds`), so no status it computes is refused.
+//
+// The one module of the hooks that makes instants (test/house-rules.test.ts): the hooks read the
+// clock only by calling the `now` their context hands down (routes.ts HookContext), so whether an
+// answer read it is known by whether it was called (http/kept-answers.ts); an instant made
+// anywhere else would read the clock unseen.
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
@@ -25,6 +30,11 @@ export function readTime(raw: unknown): number | undefined {
   if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
   const ms = Date.parse(raw);
   return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** The system clock: the instant a server answers its hook calls at (server.ts; a replay sets its own), and the name of its captures. */
+export function systemNow(): Date {
+  return new Date();
 }
 
 /**

@@ -84,7 +84,7 @@ function controlledBy(obj: KubeObject, owner: SecretAggregateParent): boolean {
   return uid !== undefined && Array.isArray(refs) && refs.some((r) => at(r, 'controller') === true && at(r, 'uid') === uid);
 }
 
-export function syncSecretAggregate(request: SecretAggregateSyncRequest, context: { now: Date }): CompositeHookResponse {
+export function syncSecretAggregate(request: SecretAggregateSyncRequest, context: { now: () => Date }): CompositeHookResponse {
   const sa = request.parent;
   const generation = sa.metadata.generation ?? 0;
   const owned = new ObjectIndex(request.children, request.parent.metadata.namespace);

@@ -35,7 +35,7 @@ export function convergedWorld(parent: Obj, statusOf: StatusOf = healthy, base: 
   for (let pass = 0; pass < 25; pass++) {
     const related = surroundings(parent, children, base, ADMIN_PASSWORD);
     const request = { parent, children: objectMap(children, CONTROLPLANE_CHILD_KINDS), related: objectMap(related) } as ControlPlaneHookRequest;
-    const response = syncControlPlane(request, { now: FIXED_NOW, random });
+    const response = syncControlPlane(request, { now: () => FIXED_NOW, random });
     const text = JSON.stringify([response, related]);
     parent = { ...parent, status: { ...response.status, observedGeneration: parent.metadata.generation } };
     if (text === last) return { parent, children, related };

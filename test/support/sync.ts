@@ -98,7 +98,7 @@ export function stageInput(cp: Obj, children: Obj[], related: Obj[], decided: Ma
     decided,
     previous: new Map(),
     credential: undefined,
-    now,
+    now: () => now,
     random: sequence(),
   };
 }

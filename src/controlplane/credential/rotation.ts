@@ -103,7 +103,7 @@ function holdsItsSecret(s: Slot): boolean {
 
 export function scheduledRotation(r: RotationInput): RotationResult {
   const { input, creds, published, publishedId, schedule } = r;
-  const now = input.now.getTime();
+  const now = input.now().getTime();
   const other = otherSlot(creds, published);
   const superseded = creds.superseded;
   const supersededAt = superseded ? supersededAtOf(superseded.ac, now) : undefined;

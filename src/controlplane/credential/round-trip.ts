@@ -91,7 +91,7 @@ export function adminRoundTrip(input: Pick<StageInput, 'cp' | 'children' | 'rela
     pushed: push.done,
     observedEs: children.get(GVK.ExternalSecret, cp.namespace, secretName),
     materialised: materialisedHolds(input.related.get(GVK.Secret, cp.namespace, secretName), document),
-    now: () => input.now,
+    now: input.now,
   });
   return { pushAnnotations: pushTrigger(observedSecret, observedPush), push, refresh };
 }

@@ -331,7 +331,7 @@ const inProgressReady = (phase: UpdatePhase, rollout: Rollout): ConditionDecisio
     : { status: 'False', reason: REASON.UpdateInProgress, message: `Updating: ${phaseNote(phase, rollout)}` };
 
 /** The status a plan leads to when its phase stays (no exit tested, or none taken). */
-export function stayed(plan: RolloutPlan, now: Date, pipelineResync: number | undefined): RolloutOutcome {
+export function stayed(plan: RolloutPlan, now: () => Date, pipelineResync: number | undefined): RolloutOutcome {
   const memory = plan.memory;
   const r = memory.rollout;
   if (!r || !inRollout(memory.phase)) {
@@ -351,7 +351,7 @@ export function stayed(plan: RolloutPlan, now: Date, pipelineResync: number | un
 }
 
 /** The phase's exit test on what the pipeline decided this pass. */
-export function finishRollout(plan: RolloutPlan, decided: ReadonlyMap<string, Condition>, now: Date, pipelineResync: number | undefined): RolloutStep {
+export function finishRollout(plan: RolloutPlan, decided: ReadonlyMap<string, Condition>, now: () => Date, pipelineResync: number | undefined): RolloutStep {
   const memory = plan.memory;
   const r = memory.rollout;
   const base = { deadlineSeconds: plan.deadlineSeconds, generation: plan.generation, ...(plan.target ? { target: plan.target } : {}), ...(plan.services ? { services: plan.services } : {}) };
@@ -361,19 +361,19 @@ export function finishRollout(plan: RolloutPlan, decided: ReadonlyMap<string, Co
       : exitOf(memory.phase, r, decided, (secondsSince(r.phaseStartedAt, now) ?? 0) >= plan.deadlineSeconds, plan.verification?.deadline ?? durationText(plan.deadlineSeconds), plan.services ?? [], plan.verification);
   if (exit === undefined || !r) return { kind: 'outcome', outcome: stayed(plan, now, pipelineResync) };
   if ('fail' in exit) {
-    const failing: Rollout = { ...r, phaseStartedAt: now.toISOString(), generation: plan.generation, failure: exit.fail };
+    const failing: Rollout = { ...r, phaseStartedAt: now().toISOString(), generation: plan.generation, failure: exit.fail };
     return { kind: 'moved', plan: inProgress('RollingBack', failing, base, memory, true) };
   }
   const next = exit.next;
   if (next === 'Complete') {
-    const m: RolloutMemory = { phase: 'Complete', lastUpdate: record(r, 'Complete', now, plan.generation) };
+    const m: RolloutMemory = { phase: 'Complete', lastUpdate: record(r, 'Complete', now(), plan.generation) };
     return { kind: 'moved', plan: { ...base, memory: m, release: r.to.release } };
   }
   if (next === 'Idle') {
     // The rollback is done: Keystone runs the last known-good release again; the target is held.
-    return { kind: 'moved', plan: holdPlan(base, record(r, 'RolledBack', now, r.generation, r.failure)) };
+    return { kind: 'moved', plan: holdPlan(base, record(r, 'RolledBack', now(), r.generation, r.failure)) };
   }
-  return { kind: 'moved', plan: inProgress(next, { ...r, phaseStartedAt: now.toISOString() }, base, memory, true) };
+  return { kind: 'moved', plan: inProgress(next, { ...r, phaseStartedAt: now().toISOString() }, base, memory, true) };
 }
 
 /**

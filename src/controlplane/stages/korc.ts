@@ -206,7 +206,7 @@ export const korcStage: Stage = {
     if (input.rollout?.holdReMint !== undefined) facts.holdReMint = input.rollout.holdReMint;
     const scheduleRead = k.mode === 'Scheduled' ? readSchedule(input.related, cp.namespace) : undefined;
     const schedule = scheduleRead?.kind === 'schedule' ? scheduleRead.schedule : undefined;
-    const scheduledMint = schedule ? { expiresAt: formatSeconds(input.now.getTime() + schedule.intervalMs), sequence: 0 } : undefined;
+    const scheduledMint = schedule ? { expiresAt: formatSeconds(input.now().getTime() + schedule.intervalMs), sequence: 0 } : undefined;
     let plan = planMint(facts);
     const publishedId = creds.published && isAvailable(creds.published.ac) ? openstackId(creds.published.ac) : undefined;
     const rotation = plan.kind === 'keep' && schedule && creds.published && publishedId !== undefined
