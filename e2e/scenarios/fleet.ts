@@ -9,7 +9,6 @@ import type { Obj } from '../../src/sim/cluster.js';
 import { GVK, CONTROLPLANE_CHILD_KINDS } from '../../src/k8s/kinds.js';
 import { childNames } from '../../src/controlplane/names.js';
 import { MEMO } from '../../src/memo.js';
-import { BODY_MEMO } from '../../src/json-body.js';
 import { combine, histogramDelta, latencyLine, procCpuSeconds, scrape, total, type Sample } from '../figures.js';
 import type { Ctx, Scenario } from './support.js';
 import { sleep, secretValue, AssertionError, check, waitUntil, condition, cpRef, conditionsLine, childrenOf, createControlPlane } from './support.js';
@@ -274,6 +273,6 @@ async function fleet(ctx: Ctx, shared: string): Promise<void> {
     return n === 0 ? `${m} not looked up` : `${m} ${((100 * h) / n).toFixed(0)} % of ${n}`;
   });
   console.log(`    memo hits, create → gone: ${rates.join(', ')}; while idle: ${Object.values(MEMO).map((m) => `${m} ${hits(idleEnd, m) - hits(s2a.svc, m)} of ${lookups(idleEnd, m) - lookups(s2a.svc, m)}`).join(', ')}`);
-  console.log(`    a converged sync request is about ${(bodyChars / 1024).toFixed(0)} KiB here (the controller, the parent, its children and related objects as the API server serves them): the body memo keeps a body seen again within ${BODY_MEMO.maxKeyBytes / 1024} KiB of other bodies, about ${Math.floor(BODY_MEMO.maxKeyBytes / bodyChars)} ControlPlanes resyncing in turn`);
+  console.log(`    a converged sync request is about ${(bodyChars / 1024).toFixed(0)} KiB here (the controller, the parent, its children and related objects as the API server serves them); a repeated one is answered from the kept answers before it is parsed`);
 }
 
