@@ -1,16 +1,21 @@
-// The compute cloud against the real Keystone and K-ORC (issue 39): Glance, Placement, Neutron,
+// The compute cloud against the real Keystone and K-ORC (issues 39, 53): Glance, Placement, Neutron,
 // Cinder and Nova on a managed bus (the ControlPlane of hooks/' cloud run), with the real Glance,
-// Placement and Cinder APIs per CR (e2e/openstack-apis.ts; Cinder with its scheduler and a volume
-// service per CinderBackend) on a real RabbitMQ node (e2e/rabbitmq.ts), stand-in operators for
-// Neutron, Nova, the bus's status and the OVNCentral (src/sim/operators.ts) and the CRDs of
-// test/support/compute-crds.ts; the service users, role assignments and catalog rows are K-ORC's,
-// in Keystone's database. A user reaches the real Cinder through its catalog row, before and
-// after its password rotation, and makes a volume that goes available (real-apis.ts). The scenario first holds the services back (the bus down, then no
-// OVNCentral) and checks that no CR is created meanwhile and that the conditions say why.
+// Placement, Cinder, Nova and Neutron per CR (e2e/openstack-apis.ts; Cinder with its scheduler and
+// a volume service per CinderBackend, Nova with its conductor, scheduler and a fake-driver compute,
+// Neutron with its periodic and OVN maintenance workers) on a real RabbitMQ node (e2e/rabbitmq.ts)
+// and a real MariaDB, Neutron on the real OVN databases and northd behind the OVNCentral
+// (e2e/ovn.ts, with a chassis for the compute host); stand-in operators for the bus's and the
+// OVNCentral's status (src/sim/operators.ts) and the CRDs of test/support/compute-crds.ts; the
+// service users, role assignments and catalog rows are K-ORC's, in Keystone's database. A user
+// reaches the real Cinder through its catalog row, before and after its password rotation, makes a
+// volume that goes available (real-apis.ts), boots a server on a port and attaches a volume
+// (real-compute.ts), and boots another after Nova's password rotation. The scenario first holds
+// the services back (the bus down, then no OVNCentral) and checks that no CR is created meanwhile
+// and that the conditions say why.
 import type { Obj } from '../../src/sim/cluster.js';
 import { GVK } from '../../src/k8s/kinds.js';
 import { SERVICE_PASSWORD_KEY, accountNames, childNames, rabbitmqName, serviceChildNames, serviceRemoteKeys } from '../../src/controlplane/names.js';
-import { SERVICES, cinder, hasReference } from '../../src/api/services/index.js';
+import { SERVICES, cinder, nova as novaFacts, hasReference } from '../../src/api/services/index.js';
 import { stringAt } from '../../src/k8s/read.js';
 import type { Ref } from '../kube.js';
 import type { KeystoneApi } from '../keystone.js';
@@ -20,6 +25,8 @@ import { unb64, secretValue, check, waitUntil, condition, cpRef, childrenOf, ens
 import { REAL_NAME, answerAsKeystoneGoes } from './real-keystone.js';
 import { cinderValidatesAfterRotation, usersReachCinder, usersVolumeGoesAvailable } from './real-apis.js';
 import { rotateServicePassword } from './service-password.js';
+import { OPENSTACK_APIS } from '../openstack-api-descriptors.js';
+import { usersServerBoots, usersSecondServerBoots } from './real-compute.js';
 
 const ns = REAL_CLOUD_NS;
 
@@ -54,12 +61,14 @@ export function realCloudScenarios(): Scenario[] {
   return [
     {
       id: 26,
-      title: 'real Keystone and K-ORC: the compute cloud (Glance, Placement, Neutron on an OVNCentral, Cinder, Nova, a managed bus): no service CR while the bus or OVN is not Ready, and the conditions say why; converged, every service user with its roles and every catalog row in Keystone; a user lists volumes from the real Cinder API through its catalog row (401 without a token) and makes one that goes available through the real scheduler and volume service over the real RabbitMQ; a Cinder password rotation, after which that API still validates tokens; deletion removes them from Keystone before the Keystone CR goes',
+      title: 'real Keystone and K-ORC: the compute cloud (Glance, Placement, Neutron on an OVNCentral, Cinder, Nova, a managed bus): no service CR while the bus or OVN is not Ready, and the conditions say why; converged, every service user with its roles and every catalog row in Keystone; a user lists volumes from the real Cinder API through its catalog row (401 without a token) and makes one that goes available through the real scheduler and volume service over the real RabbitMQ; a server booted from a Glance image on a Neutron port goes ACTIVE on the real Nova (port bound through the real OVN), a volume attached and detached, its Placement allocation gone after delete; a Cinder and a Nova password rotation, after which Cinder still validates tokens and Nova boots a second server; deletion removes them from Keystone before the Keystone CR goes',
       async run(ctx) {
         await ensureNamespace(ctx, ns);
         for (const d of SERVICES) for (const db of d.databases) await ctx.bao.put(serviceRemoteKeys(ns, REAL_NAME, d.name).dbOf(db.infix), { username: db.name, password: secretValue() });
         await userSecret(ctx, ns, 'glance-s3-credentials', { 'access-key-id': 'e2e', 'secret-access-key': secretValue() });
         const spec = structuredClone(CLOUD.spec);
+        // The scheduler maps a new compute host into the cell every 10 s, not 300 (upstream's default): a test cloud's choice, through the Nova CR's extraConfig.
+        spec.services.nova.extraConfig = { scheduler: { discover_hosts_in_cells_interval: '10' } };
         const ovnName = stringAt(spec.services.neutron, ...SERVICES.filter(hasReference)[0]!.reference.refPath)!;
         const ovnRef: Ref = { apiVersion: 'ovn.openstack.c5c3.io/v1alpha1', kind: 'OVNCentral', namespace: ns, name: ovnName };
 
@@ -120,12 +129,20 @@ export function realCloudScenarios(): Scenario[] {
         check(nova?.spec?.apiDatabase?.database === 'nova_api' && nova?.spec?.database?.database === 'nova', `Nova's databases ${JSON.stringify([nova?.spec?.apiDatabase, nova?.spec?.database])}`);
         const neutron = await crOf(ctx, SERVICES.find((d) => d.name === 'neutron')!);
         check(neutron?.spec?.nova?.serviceUser?.username === 'neutron-nova', `Neutron's notifier ${JSON.stringify(neutron?.spec?.nova)}`);
+        // Every service's database accounts on the real MariaDB, as its operator has them made (the descriptors' instance names).
+        const cluster = nova!.spec.database.clusterRef.name as string;
+        const serviceAccounts = SERVICES.flatMap((d) => OPENSTACK_APIS.find((a) => a.kind === d.kind.kind)?.databases.map((u) => u.instance(serviceChildNames(REAL_NAME, d.name).cr)) ?? []);
+        const dbUsers = (await ctx.mariadbs.users(ns, cluster)) ?? [];
+        check(serviceAccounts.every((u) => dbUsers.includes(u)), `MariaDB ${cluster}'s users ${dbUsers.join(', ')}; expected ${serviceAccounts.join(', ')}`);
+        console.log(`    MariaDB ${cluster}: the services' accounts ${serviceAccounts.join(', ')}`);
         // The real Cinder behind its row, as a user reaches it.
         const user = await usersReachCinder(ctx, ns, REAL_NAME, spec.region);
         // The bus used: a volume scheduled and created over the RabbitMQ node behind the hooks' transport URL.
         const backends = (await ctx.kube.list(cinder.partKinds[0]!.apiVersion, cinder.partKinds[0]!.kind, ns)).filter((b) => b.spec?.cinderRef?.name === serviceChildNames(REAL_NAME, cinder.name).cr).map((b) => b.metadata.name as string);
         check(backends.length > 0 && ctx.rabbitmqs.serves(ns, rabbitmqName(REAL_NAME)), `CinderBackends ${backends.join(', ') || 'none'}; RabbitMQ ${rabbitmqName(REAL_NAME)} ${ctx.rabbitmqs.serves(ns, rabbitmqName(REAL_NAME)) ? 'serves' : 'does not serve'}`);
         await usersVolumeGoesAvailable(ctx, ns, REAL_NAME, user, backends);
+        // A server booted on a Neutron port, a volume attached, Placement's allocation.
+        const compute = await usersServerBoots(ctx, ns, REAL_NAME, user.cloud, ovnName);
 
         // 4. A new service's password rotated: OpenBao and Keystone hold the new one, the old is refused.
         {
@@ -134,7 +151,14 @@ export function realCloudScenarios(): Scenario[] {
           await cinderValidatesAfterRotation(ctx, ns, REAL_NAME, user, fresh, mark);
         }
 
-        // 5. Deletion: every account, catalog row and endpoint leaves Keystone before its CR goes.
+        // 5. Nova's password rotated: the restarted Nova reaches Placement, Neutron and Glance with it and boots a server.
+        {
+          const { next } = await rotateServicePassword(ctx, keystone, ns, REAL_NAME, novaFacts);
+          console.log(`    Nova's password rotated: Secret ${next} in OpenBao and Keystone (accepted), the old one refused`);
+          await usersSecondServerBoots(ctx, compute);
+        }
+
+        // 6. Deletion: every account, catalog row and endpoint leaves Keystone before its CR goes.
         const uid = cp.metadata.uid as string;
         await ctx.kube.delete(ref);
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
@@ -142,7 +166,10 @@ export function realCloudScenarios(): Scenario[] {
         check(!!last, 'Keystone never answered during the teardown');
         check(last!.users.length + last!.services.length + last!.endpoints.length === 0, `still in Keystone when its CR went: ${JSON.stringify(last)}`);
         check(!!(await ctx.kube.get(ovnRef)), 'the OVNCentral was deleted (it is not the ControlPlane\'s)');
-        console.log(`    Keystone as its CR went (K-ORC's objects all deleted before it): none of the ${accounts().length} service users, ${SERVICES.length} catalog services or their endpoints; the OVNCentral kept`);
+        // The operators' finalizers drop their accounts once they see their CR go (the suite's next pass).
+        const kept = () => serviceAccounts.filter((u) => !ctx.mariadbs.dropped(ns, cluster).includes(u));
+        await waitUntil(`every service's database account dropped (left: ${kept().join(', ')})`, async () => kept().length === 0, 180_000, ctx);
+        console.log(`    Keystone as its CR went (K-ORC's objects all deleted before it): none of the ${accounts().length} service users, ${SERVICES.length} catalog services or their endpoints; the ${serviceAccounts.length} database accounts dropped; the OVNCentral kept`);
         await ctx.kube.delete(ovnRef);
       },
     },
