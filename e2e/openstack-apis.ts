@@ -90,7 +90,7 @@ interface Resolved {
   template?: string;
   passwordSha?: string;
   db?: string;
-  /** (Neutron) the OVN connections the programs get, or what they wait for. */
+  /** (Neutron) the OVN connections the programs get (while the databases do not answer: `waiting`). */
   ovn?: { nb: string; sb: string };
   /** The bus the messaging Secret names (scheme, host and path: never its credentials). */
   bus?: string;
@@ -163,6 +163,12 @@ export class OpenStackApis {
   /** The compute hosts the suite runs in namespace `ns` (descriptor.computeHosts of each live CR there). */
   computeHosts(ns: string, listed: readonly Obj[]): string[] {
     return this.descriptors.flatMap((d) => (d.computeHosts ? listed.filter((o) => o.kind === d.kind && o.metadata.namespace === ns && !o.metadata.deletionTimestamp).flatMap((o) => d.computeHosts!(o)) : []));
+  }
+
+  /** Whether every process beside the API of CR `ns/name` runs from the template its API serves (a rollout finished with them). */
+  workersCurrent(ns: string, name: string): boolean {
+    const i = this.instances.get(`${ns}/${name}`);
+    return !!i?.serving && i.workers.size > 0 && [...i.workers.values()].every((w) => w.template === i.serving!.template && !w.handle.exited());
   }
 
   /** The processes of CR `ns/name` beside its API (name → running), for the scenarios' messages. */

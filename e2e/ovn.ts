@@ -27,7 +27,7 @@
 // C5C3/cobaltcore's own fake-driver suites boot with `--nic none` and bind no port
 // (docs/reference/testing/nova-e2e-tests.md); only its compute-node-pool suite runs a real chassis.
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Obj } from '../src/sim/cluster.js';
@@ -93,6 +93,7 @@ export class OVNCentrals {
       if (down(o) || o.metadata.deletionTimestamp) continue;
       if (!c) {
         c = { ns: o.metadata.namespace, name: o.metadata.name, dir: join(this.dir, `${o.metadata.namespace}-${o.metadata.name}`), ports: { nb: 0, sb: 0 }, procs: [], chassis: new Map(), up: false };
+        rmSync(c.dir, { recursive: true, force: true });
         this.centrals.set(key, c);
       }
       if (!c.starting && !c.up) {
@@ -133,11 +134,6 @@ export class OVNCentrals {
     return stdout;
   }
 
-  /** OVN's version as checked. */
-  get ovnVersion(): string {
-    return this.version;
-  }
-
   async stop(): Promise<void> {
     for (const c of this.centrals.values()) await this.stopCentral(c, 'the suite ends');
   }
@@ -154,10 +150,10 @@ export class OVNCentrals {
 
   private async start(c: Central): Promise<void> {
     const t0 = Date.now();
-    rmSync(c.dir, { recursive: true, force: true });
     mkdirSync(c.dir, { recursive: true });
     for (const db of ['nb', 'sb'] as const) {
-      await run('ovsdb-tool', ['create', join(c.dir, `ovn${db}_db.db`), join(SCHEMAS, `ovn-${db}.ovsschema`)]);
+      // Back from an outage, the databases are the ones it had (upstream's are on persistent volumes).
+      if (!existsSync(join(c.dir, `ovn${db}_db.db`))) await run('ovsdb-tool', ['create', join(c.dir, `ovn${db}_db.db`), join(SCHEMAS, `ovn-${db}.ovsschema`)]);
       c.ports[db] = await this.procs.freePort();
       c.procs.push(this.procs.start(`ovsdb-server-${db}-${c.ns}-${c.name}`, 'ovsdb-server', [
         join(c.dir, `ovn${db}_db.db`),
