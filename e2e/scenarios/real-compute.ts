@@ -21,6 +21,9 @@ export interface UserCompute {
   image: string;
   flavor: string;
   host: string;
+  ns: string;
+  /** The Nova CR. */
+  nova: string;
 }
 
 const short = () => randomBytes(3).toString('hex');
@@ -128,12 +131,19 @@ export async function usersServerBoots(ctx: Ctx, ns: string, cp: string, cloud: 
   await waitUntil(`server ${server.id}'s allocations gone from Placement`, async () => (await allocations(ctx, cloud, server.id as string)).length === 0, 120_000, ctx, 3_000);
   await ctx.openstack.run(cloud, ['port', 'delete', port.id as string]);
   console.log(`    server deleted: no allocation in Placement; port deleted (${Math.round((Date.now() - t0) / 1000)} s in all)`);
-  return { cloud, network: network.id as string, image: image.id as string, flavor: flavor.id as string, host };
+  return { cloud, network: network.id as string, image: image.id as string, flavor: flavor.id as string, host, ns, nova: cr.metadata.name };
 }
 
 /** After Nova's password rotation: the restarted Nova still schedules (Placement with the new password) and boots a server on the network. */
 export async function usersSecondServerBoots(ctx: Ctx, user: UserCompute): Promise<void> {
   const t0 = Date.now();
+  // Nova is Ready once its new API answers; its conductor, scheduler and compute restart after it
+  // (a boot while they stop fails, as one during a rollout that replaces them all would).
+  await waitUntil(`Nova's conductor, scheduler and compute restarted and up (workers ${JSON.stringify(ctx.apis.workersOf(user.ns, user.nova))})`, async () => {
+    if (!ctx.apis.workersCurrent(user.ns, user.nova)) return false;
+    const services = (await ctx.openstack.json(user.cloud, ['compute', 'service', 'list'])) as unknown as Obj[];
+    return ['nova-conductor', 'nova-scheduler', 'nova-compute'].every((b) => services.some((x) => x.Binary === b && x.State === 'up'));
+  }, 240_000, ctx, 5_000);
   const created = await ctx.openstack.json(user.cloud, ['server', 'create', '--flavor', user.flavor, '--image', user.image, '--network', user.network, `e2e-server-${short()}`]);
   const server = await serverActive(ctx, user.cloud, created.id as string);
   const allocated = await allocations(ctx, user.cloud, server.id as string);
