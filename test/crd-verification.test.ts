@@ -20,6 +20,7 @@ t.test('a Tempest verification is admitted with the defaults filled in', async (
   t.same(errors, []);
   t.same(object.spec.verification.tempest, { concurrency: 2, deadline: '1h' });
   t.same(admit(withTempest({ image: { repository: 'r', tag: 't' }, concurrency: 1, deadline: '2h30m', tests: { includeListRef: { name: 'lists', key: 'identity-2025.2.txt' }, exclude: ['a', 'b'] } })).errors, []);
+  t.same(admit(withTempest({ extraConfig: { compute: { image_ref: '8a3c', flavor_ref: '42' }, 'compute-feature-enabled': { 'resize': 'false' } } })).errors, [], 'extraConfig of one-line values');
   t.same(admit(fixtureControlPlane('controlplane.yaml')).errors, [], 'unset is admitted (and no verification is defaulted)');
   t.notOk(admit(fixtureControlPlane('controlplane.yaml')).object.spec.verification);
 });
@@ -36,6 +37,9 @@ t.test('admission refuses what could not run', async (t) => {
     ['an empty regex', { tests: { exclude: [''] } }, /fewer than 1 characters/],
     ['a list key that is no file name', { tests: { includeListRef: { name: 'l', key: 'a/b' } } }, /pattern/],
     ['a name over the budget', {}, /name must be at most 42 characters/, 'x'.repeat(VERIFY_NAME_BUDGET + 1)],
+    ['the admin password in extraConfig', { extraConfig: { auth: { admin_password: 'x' } } }, /must not hold \[auth\] admin_password/],
+    ['a value of two lines', { extraConfig: { compute: { image_ref: 'a\n[auth]' } } }, /a value is one line/],
+    ['a value over 1024 characters', { extraConfig: { compute: { image_ref: 'a'.repeat(1025) } } }, /more than 1024 characters/],
   ];
   for (const [what, tempest, expected, name] of cases) t.match(admit(withTempest(tempest, name)).errors.join('\n'), expected, what);
   t.equal(VERIFY_NAME_BUDGET, 42, '63 - "-verify-" - "2025.2" - "-" - 6 hex');

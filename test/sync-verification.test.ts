@@ -95,7 +95,7 @@ t.test('Verifying asks for one Job and its tempest.conf, named per rollout, the 
   const conf: string = cm.data['tempest.conf'];
   t.match(conf, /\[identity\]\nuri_v3 = http:\/\/\S+-keystone\.\S+\.svc:5000\/v3\n/);
   t.match(conf, new RegExp(`region = ${world.parent.spec.region ?? 'RegionOne'}\n`));
-  t.match(conf, /\[service_available\]\ncinder = (true|false)\nglance = (true|false)\nneutron = (true|false)\nnova = (true|false)\nswift = false\n/);
+  t.match(conf, /\[service_available\]\ncinder = (true|false)\nglance = (true|false)\nhorizon = false\nneutron = (true|false)\nnova = (true|false)\nswift = false\n/);
   t.equal(cm.data['include-tests.txt'], '^tempest\\.api\\.identity\\.\n');
   t.equal(cm.data['exclude-tests.txt'], 'test_list_users\n');
   const cores = base64Cores(ADMIN_PASSWORD);

@@ -33,18 +33,37 @@ t.test('the compute cloud: a section per service, its catalog type, internal int
     if (range) t.match(s, { min_microversion: range.min, max_microversion: range.max }, `${d.name}: 2025.2's microversions`);
     else t.notOk(s && 'max_microversion' in s, `${d.name}: no microversions`);
   }
-  t.same(section(conf, 'service_available'), { cinder: 'true', glance: 'true', neutron: 'true', nova: 'true', swift: 'false' });
+  t.same(section(conf, 'service_available'), { cinder: 'true', glance: 'true', horizon: 'false', neutron: 'true', nova: 'true', swift: 'false' });
   t.notMatch(conf, /password|secret/i, 'no password option in tempest.conf');
   // A release without known microversions: no bounds (Tempest skips what needs one).
   const unknown = tempestConf({ namespace: 'openstack', cp: 'x', spec: cp.spec, release: '2030.1' });
   t.notMatch(unknown, /microversion/);
 });
 
+t.test('extraConfig: its options over the derived ones, new sections after them; nothing that is not one line of a name', async (t) => {
+  const cp = fixtureControlPlane('controlplane-cloud.yaml');
+  const extraConfig = {
+    compute: { image_ref: 'a1b2', flavor_ref: '42', endpoint_type: 'public' },
+    'compute-feature-enabled': { resize: 'false' },
+    network: { 'bad name': 'x', public_network_id: 'first\nsecond' },
+    '[auth': { admin_password: 'x' },
+  };
+  const spec = { ...cp.spec, verification: { tempest: { extraConfig } } };
+  const conf = tempestConf({ namespace: 'openstack', cp: cp.metadata.name, spec: spec as never, release: '2025.2' });
+  t.match(section(conf, 'compute'), { catalog_type: 'compute', image_ref: 'a1b2', flavor_ref: '42', endpoint_type: 'public' }, 'added beside the derived options, one replaced');
+  t.equal(conf.match(/^endpoint_type = /gm)?.length, 5, 'the replaced option once, in place');
+  t.same(section(conf, 'compute-feature-enabled'), { resize: 'false' });
+  t.ok(conf.indexOf('[compute-feature-enabled]') > conf.indexOf('[validation]'), 'a new section after the derived ones');
+  t.notMatch(conf, /bad name|first|second|\[\[auth|admin_password/, 'what admission refuses is left out');
+  const plain = tempestConf({ namespace: 'openstack', cp: cp.metadata.name, spec: cp.spec, release: '2025.2' });
+  t.equal(tempestConf({ namespace: 'openstack', cp: cp.metadata.name, spec: { ...cp.spec, verification: { tempest: { extraConfig: 'x' } } } as never, release: '2025.2' }), plain, 'an extraConfig that is no map changes nothing');
+});
+
 t.test('Keystone alone: no service section, every service unavailable', async (t) => {
   const cp = fixtureControlPlane('controlplane.yaml');
   const conf = tempestConf({ namespace: 'openstack', cp: cp.metadata.name, spec: cp.spec, release: '2025.2' });
   for (const s of Object.values(TEMPEST_SECTION)) t.equal(section(conf, s), undefined, `no [${s}]`);
-  t.same(section(conf, 'service_available'), { cinder: 'false', glance: 'false', neutron: 'false', nova: 'false', swift: 'false' });
+  t.same(section(conf, 'service_available'), { cinder: 'false', glance: 'false', horizon: 'false', neutron: 'false', nova: 'false', swift: 'false' });
 });
 
 t.test('list ConfigMaps (ListRefs): mounted at the path the arguments name; inline lists in our ConfigMap', async (t) => {

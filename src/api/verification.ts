@@ -37,6 +37,9 @@ const ListRef = (what: string) =>
     { description: `A ConfigMap key with the ${what} list.` },
   );
 
+/** A tempest.conf section or option name (what the INI writer emits as is). */
+export const INI_NAME = '^[A-Za-z0-9_.-]+$';
+
 const Regexes = (what: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), {
     minItems: 1,
@@ -85,6 +88,21 @@ export const Tempest = Type.Object(
       }),
     ),
     tests: Type.Optional(Tests),
+    extraConfig: Type.Optional(
+      Type.Unsafe<Record<string, Record<string, string>>>({
+        type: 'object',
+        maxProperties: 32,
+        additionalProperties: { type: 'object', maxProperties: 64, additionalProperties: { type: 'string', maxLength: 1024 } },
+        description:
+          'tempest.conf options over the ones derived from the ControlPlane (section → option → value): what it cannot know, such as ' +
+          "a compute cloud's [compute] image_ref and flavor_ref. The ConfigMap is readable by whoever reads the namespace: no secret here " +
+          '(the admin password reaches the Job from its Secret). Section and option names are letters, digits, ., _ and -; others are left out of the file.',
+        ...cel(
+          { rule: "!has(self.auth) || !('admin_password' in self.auth)", message: 'tempest.extraConfig must not hold [auth] admin_password: the Job reads it from the admin password Secret' },
+          { rule: "self.all(s, self[s].all(o, !self[s][o].contains('\\n') && !self[s][o].contains('\\r')))", message: 'tempest.extraConfig: a value is one line' },
+        ),
+      }),
+    ),
   },
   {
     description:

@@ -7,6 +7,8 @@
 import { SERVICES } from '../../api/services/index.js';
 import type { ControlPlaneSpec } from '../../api/controlplane.js';
 import { DEFAULTS } from '../../api/controlplane.js';
+import { INI_NAME } from '../../api/verification.js';
+import { isObject } from '../../k8s/read.js';
 import { keystoneInternalUrl, OPENSTACK_ADMIN } from '../names.js';
 
 /** The environment variable oslo.config reads `[auth] admin_password` from (ConfigOpts use_env). */
@@ -24,8 +26,12 @@ const TEMPEST_SECTIONS: Readonly<Record<string, { section: string; available?: s
   nova: { section: 'compute', available: 'nova', microversions: 'compute' },
 };
 
-/** The services Tempest can test that this project never deploys: always unavailable. */
-const NEVER_DEPLOYED = ['swift'] as const;
+/**
+ * The services Tempest can test that this project never deploys: always unavailable (Tempest
+ * assumes each of them is there unless told: [service_available] defaults True in tempest/config.py;
+ * without horizon = false its dashboard scenario, tagged smoke, fails on a connection refused).
+ */
+const NEVER_DEPLOYED = ['horizon', 'swift'] as const;
 
 interface Range {
   min: string;
@@ -112,5 +118,34 @@ export function tempestConf(input: TempestConfInput): string {
   sections.push(['service_available', available.sort(([a], [b]) => (a < b ? -1 : 1))]);
   // No guest is reachable from the Job (no floating network is deployed): no SSH validation.
   sections.push(['validation', [['run_validation', 'false']]]);
-  return render(sections);
+  return render(withExtraConfig(sections, input.spec.verification?.tempest?.extraConfig));
+}
+
+/**
+ * spec.verification.tempest.extraConfig over the derived sections: an option it names replaces the
+ * derived one in place, new options and sections follow in key order. What admission refuses (a
+ * name that is not INI_NAME, a value that is not one line of text) is left out here too: a request
+ * that skipped admission must not write another section into the file.
+ */
+function withExtraConfig(sections: Sections, extra: unknown): Sections {
+  if (!isObject(extra)) return sections;
+  const name = new RegExp(INI_NAME);
+  const out: Sections = sections.map(([section, options]) => [section, [...options]]);
+  for (const section of Object.keys(extra).sort()) {
+    const given = extra[section];
+    if (!name.test(section) || !isObject(given)) continue;
+    let target = out.find(([n]) => n === section);
+    if (!target) {
+      target = [section, []];
+      out.push(target);
+    }
+    for (const option of Object.keys(given).sort()) {
+      const value = given[option];
+      if (!name.test(option) || typeof value !== 'string' || /[\r\n]/.test(value)) continue;
+      const at = target[1].findIndex(([k]) => k === option);
+      if (at >= 0) target[1][at] = [option, value];
+      else target[1].push([option, value]);
+    }
+  }
+  return out.filter(([, options]) => options.length > 0);
 }
