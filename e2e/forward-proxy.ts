@@ -64,9 +64,11 @@ export class ForwardProxy {
     this.server = createServer((req, res) => {
       let target: URL;
       try {
-        target = new URL(req.url ?? '');
+        // A proxy request names the URL; a request sent to a Service's name that resolved here
+        // (e2e/tempest.ts: the Tempest pods' DNS) names its path, and the Service in Host.
+        target = req.url?.startsWith('/') ? new URL(req.url, `http://${req.headers.host ?? ''}`) : new URL(req.url ?? '');
       } catch {
-        res.writeHead(400).end('absolute URL expected');
+        res.writeHead(400).end('absolute URL, or a path with a Host, expected');
         return;
       }
       const port = target.port || '80';

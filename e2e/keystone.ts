@@ -50,6 +50,8 @@ interface Instance {
   proc?: SpawnedProcess;
   /** Stopped on purpose (a scenario's outage); not restarted until started again. */
   down: boolean;
+  /** A scenario's misconfiguration on purpose: oslo.config settings as OS_<GROUP>__<OPTION> (misconfigure). */
+  extraEnv?: Record<string, string>;
 }
 
 type InstanceDb = { kind: 'mariadb'; cluster: string; database: string; user: string; connection: string } | { kind: 'sqlite'; connection: string };
@@ -241,6 +243,20 @@ export class Keystones {
     i.proc = undefined;
   }
 
+  /**
+   * A scenario's misconfiguration on purpose (`env`: oslo.config settings, OS_<GROUP>__<OPTION>;
+   * undefined takes it back): the instance restarts with it on the next pass, as a pod rolled
+   * with a changed config would; its CR stays Ready while it serves.
+   */
+  async misconfigure(ns: string, name: string, env: Record<string, string> | undefined): Promise<void> {
+    const i = this.instances.get(`${ns}/${name}`);
+    if (!i) throw new Error(`no Keystone ${ns}/${name} serves`);
+    i.extraEnv = env;
+    await i.proc?.stop();
+    i.proc = undefined;
+    this.note(`keystone ${ns}/${name}: restarted ${env ? `misconfigured on purpose (${Object.keys(env).join(', ')})` : 'with its own configuration again'}`);
+  }
+
   up(ns: string, name: string): void {
     const i = this.instances.get(`${ns}/${name}`);
     if (i) i.down = false;
@@ -409,6 +425,7 @@ export class Keystones {
       OS_KEYSTONE_CONFIG_FILES: this.conf(inst),
       OS_DATABASE__CONNECTION: inst.db.connection,
       HOME: inst.dir,
+      ...inst.extraEnv,
     });
   }
 

@@ -12,6 +12,7 @@ import { MariaDBs } from './mariadb.js';
 import { RabbitMQs } from './rabbitmq.js';
 import { ForwardProxy } from './forward-proxy.js';
 import { OpenStackApis } from './openstack-apis.js';
+import { TempestJobs } from './tempest.js';
 import { OVNCentrals } from './ovn.js';
 import { OPENSTACK_APIS } from './openstack-api-descriptors.js';
 import { OpenStackCli } from './openstack-cli.js';
@@ -87,6 +88,7 @@ let mariadbs: MariaDBs | undefined;
 let rabbitmqs: RabbitMQs | undefined;
 let ovns: OVNCentrals | undefined;
 let apis: OpenStackApis | undefined;
+let tempests: TempestJobs | undefined;
 let proxy: ForwardProxy | undefined;
 let rec: Recorder | undefined;
 let exiting = false;
@@ -95,6 +97,7 @@ const shutdown = async () => {
   await ops?.stop();
   await keystones?.stop();
   await apis?.stop();
+  await tempests?.stop();
   await mariadbs?.stop();
   await rabbitmqs?.stop();
   await ovns?.stop();
@@ -198,6 +201,7 @@ try {
   const apiVersions = await apis.checkVersions((d) => VENVS[d.venv]);
   proxy.route(keystones.route);
   proxy.route(apis.route);
+  tempests = new TempestJobs(venvDir(repo, cache, 'tempest'), VENVS.tempest, join(run, 'tempest'), () => proxy!.url, logTo('tempest'));
   await h.startKorc(REAL_OPENSTACK_NAMESPACES, await proxy.start(await freePort()));
   console.log(`e2e: K-ORC ${korcCommit} up (namespaces ${REAL_OPENSTACK_NAMESPACES.join(', ')}; MariaDB ${mariadbVersion} per MariaDB CR, RabbitMQ ${rabbitmqVersion} per RabbitmqCluster CR, OVN ${ovnVersion} per OVNCentral CR, Keystone ${VENVS.keystone} per Keystone CR, ${apiVersions.join(', ')} per service CR there, on their MariaDB accounts) after ${elapsed()}`);
   // Stand-ins for the operators that do not run for real: MariaDB (its Backups and Restores too),
@@ -222,6 +226,8 @@ try {
       await ovns!.reconcile(inNs.filter((o) => o.kind === 'OVNCentral'), (o) => world.down.has(`OVNCentral/${o.metadata.name}`), (ns) => apis!.computeHosts(ns, inNs));
       await keystones!.reconcile(kube, inNs.filter((o) => o.kind === 'Keystone'), secrets);
       await apis!.reconcile(kube, inNs);
+      // The verification Jobs there: the real Tempest, as their pods would run it.
+      await tempests!.reconcile(kube, inNs);
       await mariadbs!.stopUnlisted(dbs, (ns, name) => keystones!.databaseStopping(ns, name));
       // The stand-in service operators there (the services without a real API here) see the service users the real Keystone accepts.
       const users = await keystones!.serviceUsers(inNs.filter((o) => !realKinds.has(o.kind) && SERVICES.some((d) => d.kind.kind === o.kind)), secrets);
@@ -239,7 +245,7 @@ try {
   writeFileSync(join(run, 'pids'), `${h.pids()}\n`);
 
   const openstack = new OpenStackCli(venvDir(repo, cache, 'openstackclient'), join(run, 'openstack-client'), proxy);
-  const ctx: Ctx = { h, kube, ops, bao, keystones, apis, mariadbs, rabbitmqs, ovns, proxy, openstack, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
+  const ctx: Ctx = { h, kube, ops, bao, keystones, apis, tempest: tempests, mariadbs, rabbitmqs, ovns, proxy, openstack, rec, mc: new LogView(h.logOf('metacontroller')), svc: new LogView(h.logOf('service')), allowIssue22: process.env.C5C3_E2E_ALLOW_ISSUE_22 === '1', allowAdoptPending: process.env.C5C3_E2E_ALLOW_ADOPT_PENDING === '1' };
   const only = process.env.E2E_SCENARIOS ? new Set(process.env.E2E_SCENARIOS.split(',').map(Number)) : undefined;
   for (const s of scenarios(shared)) {
     if (only && !only.has(s.id)) continue;

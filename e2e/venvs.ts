@@ -14,6 +14,7 @@ export const VENVS = {
   nova: process.env.E2E_NOVA_VERSION || '32.2.1',
   neutron: process.env.E2E_NEUTRON_VERSION || '27.0.4',
   openstackclient: process.env.E2E_OPENSTACKCLIENT_VERSION || '8.1.0',
+  tempest: process.env.E2E_TEMPEST_VERSION || '45.0.0',
 } as const;
 export type VenvName = keyof typeof VENVS;
 
@@ -22,8 +23,17 @@ export function versionEnv(): Record<string, string> {
   return Object.fromEntries(Object.entries(VENVS).map(([name, version]) => [`E2E_${name.toUpperCase()}_VERSION`, version]));
 }
 
-/** `{cache}/tools/{name}-{version}-{12 hex of sha256(e2e/constraints.txt)}`, as setup.sh names it. */
+/** The venvs pinned by e2e/constraints.txt with a file of pins over it (setup.sh `overrides`). */
+const OVERRIDES: Partial<Record<VenvName, string>> = { tempest: 'constraints-tempest.txt' };
+
+/**
+ * `{cache}/tools/{name}-{version}-{12 hex}`, as setup.sh names it: the hex of sha256(e2e/constraints.txt),
+ * or of that file followed by the venv's overrides file.
+ */
 export function venvDir(repo: string, cache: string, name: VenvName): string {
-  const key = createHash('sha256').update(readFileSync(join(repo, 'e2e', 'constraints.txt'))).digest('hex').slice(0, 12);
+  const hash = createHash('sha256').update(readFileSync(join(repo, 'e2e', 'constraints.txt')));
+  const over = OVERRIDES[name];
+  if (over) hash.update(readFileSync(join(repo, 'e2e', over)));
+  const key = hash.digest('hex').slice(0, 12);
   return join(cache, 'tools', `${name}-${VENVS[name]}-${key}`);
 }

@@ -12,6 +12,7 @@ import type { StandIns } from '../standins.js';
 import type { OpenBao } from '../openbao.js';
 import type { KeystoneApi, Keystones } from '../keystone.js';
 import type { OpenStackApis } from '../openstack-apis.js';
+import type { TempestJobs } from '../tempest.js';
 import type { RabbitMQs } from '../rabbitmq.js';
 import type { OVNCentrals } from '../ovn.js';
 import type { MariaDBs } from '../mariadb.js';
@@ -28,6 +29,8 @@ export interface Ctx {
   keystones: Keystones;
   /** The real Placement, Glance and Cinder APIs of those namespaces, one per service CR (Cinder with its scheduler and volume services). */
   apis: OpenStackApis;
+  /** The verification Jobs' pods there (the real Tempest), and the suite's own Tempest runs. */
+  tempest: TempestJobs;
   /** The real MariaDB servers of those namespaces, one per MariaDB CR: the accounts every real service connects with. */
   mariadbs: MariaDBs;
   /** The real RabbitMQ nodes of those namespaces, one per RabbitmqCluster CR: the bus of the services the suite runs. */
