@@ -27,6 +27,7 @@ import { cinderValidatesAfterRotation, usersReachCinder, usersVolumeGoesAvailabl
 import { rotateServicePassword } from './service-password.js';
 import { OPENSTACK_APIS } from '../openstack-api-descriptors.js';
 import { usersServerBoots, usersSecondServerBoots } from './real-compute.js';
+import { tempestJudgesTheCloud } from './real-tempest.js';
 
 const ns = REAL_CLOUD_NS;
 
@@ -158,7 +159,10 @@ export function realCloudScenarios(): Scenario[] {
           await usersSecondServerBoots(ctx, compute);
         }
 
-        // 6. Deletion: every account, catalog row and endpoint leaves Keystone before its CR goes.
+        // 6. Tempest judges the cloud: the Job the hooks would emit to verify it, run as its pod would.
+        await tempestJudgesTheCloud(ctx, ns, REAL_NAME, spec, compute);
+
+        // 7. Deletion: every account, catalog row and endpoint leaves Keystone before its CR goes.
         const uid = cp.metadata.uid as string;
         await ctx.kube.delete(ref);
         const ksRef: Ref = { apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone };
