@@ -67,6 +67,8 @@ interface Running {
   deadline?: NodeJS.Timeout;
   deadlineExceeded: boolean;
   ended: boolean;
+  /** A pod the suite runs itself (runPod), of no Job on the API server. */
+  direct: boolean;
   done: (run: PodRun) => void;
 }
 
@@ -124,7 +126,7 @@ export class TempestJobs {
       }
     }
     for (const [key, r] of this.running) {
-      if (!live.has(key) && !r.ended) {
+      if (!r.direct && !live.has(key) && !r.ended) {
         r.ended = true;
         r.child?.kill('SIGKILL');
         this.note(`Job ${key}: deleted while its pod ran; pod killed`);
@@ -155,7 +157,7 @@ export class TempestJobs {
     const name: string = job.metadata.name;
     const podDir = join(this.dir, `${ns}-${name}`);
     const run: PodRun = { job: name, namespace: ns, log: join(podDir, 'pod.log'), failedTests: [] };
-    const r: Running = { run, startTime: seconds(new Date()), deadlineExceeded: false, ended: false, done };
+    const r: Running = { run, startTime: seconds(new Date()), deadlineExceeded: false, ended: false, direct: kube === undefined, done };
     this.running.set(key, r);
     this.runs.push(run);
     mkdirSync(podDir, { recursive: true });
