@@ -9,7 +9,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Obj } from '../../src/sim/cluster.js';
-import { GVK } from '../../src/k8s/kinds.js';
 import { childNames } from '../../src/controlplane/names.js';
 import { TEMPEST_IMAGE_REPOSITORY } from '../../src/api/verification.js';
 import { VERIFICATION_LABEL } from '../../src/controlplane/rollout/verification.js';
@@ -18,7 +17,7 @@ import { countsLine, type PodRun } from '../tempest.js';
 import type { Ctx, Scenario } from './support.js';
 import { AssertionError, check, condition, cpRef, unb64, waitUntil, REAL_OPENSTACK_NS } from './support.js';
 import { REAL_NAME } from './real-keystone.js';
-import { rollout } from './upgrade.js';
+import { keystoneImage, rollout } from './upgrade.js';
 
 const ns = REAL_OPENSTACK_NS;
 const ref = cpRef(ns, REAL_NAME);
@@ -29,11 +28,6 @@ const REFUSE_NEW_PASSWORDS = {
   OS_SECURITY_COMPLIANCE__PASSWORD_REGEX: '^$',
   OS_SECURITY_COMPLIANCE__PASSWORD_REGEX_DESCRIPTION: 'e2e: Keystone misconfigured on purpose, no new password is accepted',
 };
-
-async function keystoneImage(ctx: Ctx): Promise<string> {
-  const k = await ctx.kube.get({ apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: names.keystone });
-  return `${k?.spec?.image?.repository}:${k?.spec?.image?.tag}`;
-}
 
 async function credentialIds(ctx: Ctx): Promise<string[]> {
   const api = ctx.keystones.api(ns, names.keystone);
@@ -91,7 +85,7 @@ export function realVerificationScenarios(): Scenario[] {
         check(named?.job === run.job, `status.rollout.verification ${JSON.stringify(named)}, the pod ran Job ${run.job}`);
         check(run.exitCode === 0 && !!run.counts && run.counts.passed > 0 && run.counts.failed === 0, `Tempest: exit ${run.exitCode}, ${countsLine(run.counts)}; log ${run.log}`);
         check(condition(cp, 'Ready')?.status === 'True', `Ready ${JSON.stringify(condition(cp, 'Ready'))}`);
-        check((await keystoneImage(ctx)) === 'ghcr.io/c5c3/keystone:2026.1', `Keystone runs ${await keystoneImage(ctx)}`);
+        check((await keystoneImage(ctx, ns, REAL_NAME)) === 'ghcr.io/c5c3/keystone:2026.1', `Keystone runs ${await keystoneImage(ctx, ns, REAL_NAME)}`);
         const password = unb64((await ctx.kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: names.adminPassword }))?.data?.password ?? '');
         check(conf.includes('[identity]') && password !== '' && !conf.includes(password), 'the ConfigMap\'s tempest.conf is missing or holds the admin password');
         check(JSON.stringify(await credentialIds(ctx)) === JSON.stringify(before), `Keystone's application credentials changed during the rollout: ${JSON.stringify(before)} → ${JSON.stringify(await credentialIds(ctx))}`);
@@ -116,7 +110,7 @@ export function realVerificationScenarios(): Scenario[] {
           const last = cp.status.lastUpdate;
           check(last?.result === 'RolledBack' && last?.reason === 'VerificationFailed' && String(last?.message).includes(run.job), `lastUpdate ${JSON.stringify(last)}`);
           check(cp.status.services?.[0]?.release === '2026.1', `services[keystone].release is ${cp.status.services?.[0]?.release}`);
-          check((await keystoneImage(ctx)) === 'ghcr.io/c5c3/keystone:2026.1', `Keystone runs ${await keystoneImage(ctx)}`);
+          check((await keystoneImage(ctx, ns, REAL_NAME)) === 'ghcr.io/c5c3/keystone:2026.1', `Keystone runs ${await keystoneImage(ctx, ns, REAL_NAME)}`);
           check(JSON.stringify(await credentialIds(ctx)) === JSON.stringify(before), `Keystone's application credentials changed during the rollout: ${JSON.stringify(before)} → ${JSON.stringify(await credentialIds(ctx))}`);
           check(deleted.length === 0, `deleted during the rollout: ${deleted.join(', ')}`);
           await waitUntil('the rolled-back rollout\'s Job and ConfigMap released', async () => (await verificationChildren(ctx)).length === 0, 120_000, ctx);

@@ -45,8 +45,9 @@ export async function rollout(ctx: Ctx, ref: Ref, release: string, until: (cp: O
   }
 }
 
-async function keystoneImage(ctx: Ctx): Promise<string> {
-  const k = await ctx.kube.get({ apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: UPGRADE.metadata.namespace, name: childNames(UPGRADE.metadata.name).keystone });
+/** The image the ControlPlane `ns/cp`'s Keystone CR asks for (`repository:tag`). */
+export async function keystoneImage(ctx: Ctx, ns = UPGRADE.metadata.namespace, cp = UPGRADE.metadata.name): Promise<string> {
+  const k = await ctx.kube.get({ apiVersion: GVK.Keystone.apiVersion, kind: 'Keystone', namespace: ns, name: childNames(cp).keystone });
   return `${k?.spec?.image?.repository}:${k?.spec?.image?.tag}`;
 }
 
