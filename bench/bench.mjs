@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { parse } from 'yaml';
-import { changed, fleetOf, fleetTemplate, FLEETS } from './fleet.mjs';
+import { changed, esoRefreshing, fleetOf, fleetTemplate, FLEETS } from './fleet.mjs';
 import { MEMO } from '../dist/memo.js';
 import { controlPlaneController } from '../dist/crd/controllers.js';
 
@@ -29,8 +29,9 @@ with the defaults, plus the long run with --long.
   --seconds N    seconds per measurement, decimals allowed (default: BENCH_SECONDS or 5)
   --repeats N    measurements per cell; the report shows median (min–max) (default: 3)
   --long         the memory run is BENCH_LONG requests (default 1000000) instead of 50000
-  --smoke        a quick check of the whole run (0.2 s cells, 1 repeat, small rows): no figures
-  --only LIST    run only these sections (comma-separated: cases, fleet, ceiling, pace, memos,
+  --smoke        a quick check of the whole run (cells of 2 × concurrency requests, 1 repeat,
+                 small rows): no figures
+  --only LIST    run only these sections (comma-separated: cases, fleet, eso, ceiling, pace, memos,
                  scale, memory, profile);
                  for iterating: a report to quote is a whole run
   --fleet-sizes LIST  the fleet rows' sizes (comma-separated; default 1,30,300,3000)
@@ -73,7 +74,7 @@ const number = (name, raw, fallback, { whole }) => {
   return value;
 };
 const SMOKE = Boolean(args.smoke);
-const SECTIONS = ['cases', 'fleet', 'ceiling', 'pace', 'memos', 'scale', 'memory', 'profile'];
+const SECTIONS = ['cases', 'fleet', 'eso', 'ceiling', 'pace', 'memos', 'scale', 'memory', 'profile'];
 const ONLY = args.only === undefined ? SECTIONS : args.only.split(',');
 for (const s of ONLY) {
   if (!SECTIONS.includes(s)) {
@@ -269,6 +270,9 @@ async function load(path, body, connections, seconds, { quiet = false, amount, r
     : source
       ? [{ setupRequest: (request) => ({ ...request, body: source(next++) }) }]
       : undefined;
+  // A smoke cell is a count of requests, not a time: on a busy machine a fifth of a second may
+  // finish none, and a report with no figure in a cell is no check of it.
+  if (SMOKE) amount ??= 2 * connections;
   const before = await usage();
   const latencies = [];
   let ok = 0;
@@ -435,6 +439,9 @@ async function prepareFleet(spec) {
     if ((await answerOf('/controlplane/sync', m.body)) !== m.answer(answer)) throw new Error(`bench: fleet member ${i}'s answer is not the template's rewritten (${spec.example})`);
   }
   if ((await answerOf('/controlplane/sync', changed(members[0].body, 0))) !== members[0].answer(answer)) throw new Error(`bench: a changed fleet member's answer differs (${spec.example})`);
+  // Six hours of ESO's refreshes later (every ExternalSecret and PushSecret refreshed since), the
+  // same answer: what ESO rewrites changes a body's bytes, not what the hook makes of it.
+  if ((await answerOf('/controlplane/sync', esoRefreshing(members[0].body, 0).at(6 * 3600))) !== members[0].answer(answer)) throw new Error(`bench: an ESO-refreshed fleet member's answer differs (${spec.example})`);
   const prepared = { ...spec, members, answer };
   fleets.set(spec.key, prepared);
   return prepared;
@@ -446,11 +453,27 @@ async function prepareFleet(spec) {
  */
 const cursors = new Map();
 /**
+ * How often Metacontroller resyncs each converged ControlPlane: resyncPeriodSeconds (our
+ * controller's: src/crd/controllers.ts), sooner when the answer asks (resyncAfterSeconds).
+ */
+const resyncPeriod = (fleet) => Math.min(controlPlaneController().spec.resyncPeriodSeconds, JSON.parse(fleet.answer).resyncAfterSeconds ?? Infinity);
+
+/** Member i of `fleet` as ESO keeps it (bench/fleet.mjs esoRefreshing), made when first asked for. */
+function esoMember(fleet, i) {
+  fleet.eso ??= [];
+  fleet.eso[i] ??= esoRefreshing(fleet.members[i].body, i);
+  return fleet.eso[i];
+}
+
+/**
  * The k-th request's body: member (start + k) mod n, where `start` is where the last source with
- * the same `cursor` stopped (0 without one); with `changing`, each round one member's body is new.
+ * the same `cursor` stopped (0 without one). `changing`: false, every body the member's converged
+ * one; `{ offset }`, each round one member's body is new; `'eso'`, round r is r resync periods
+ * after the template's instant and each member's body is the one ESO's hourly refreshes left it.
  */
 function fleetSource(fleet, n, changing, cursor) {
   const start = cursor === undefined ? 0 : (cursors.get(cursor) ?? 0);
+  const period = changing === 'eso' ? resyncPeriod(fleet) : 0;
   let round = -1;
   let changedBody;
   const source = (k) => {
@@ -459,6 +482,7 @@ function fleetSource(fleet, n, changing, cursor) {
     const i = at % n;
     if (!changing) return fleet.members[i].body;
     const r = Math.floor(at / n);
+    if (changing === 'eso') return esoMember(fleet, i).at(r * period);
     if (i !== r % n) return fleet.members[i].body;
     if (r !== round) {
       round = r;
@@ -466,7 +490,7 @@ function fleetSource(fleet, n, changing, cursor) {
     }
     return changedBody;
   };
-  source.label = `fleet (${fleet.label}) of ${n}${changing ? ', one changing per round' : ''}`;
+  source.label = `fleet (${fleet.label}) of ${n}${changing === 'eso' ? ', ESO refreshing' : changing ? ', one changing per round' : ''}`;
   return source;
 }
 
@@ -497,6 +521,30 @@ async function warmFleet(path, source, n, connections) {
   await load(path, source(), connections, WARMUP_SECONDS, { quiet: true });
 }
 
+const ROUTES = ['/controlplane/sync', '/bench/floor'];
+/**
+ * N members of `fleet` sent in turn to the hook and to the floor, the same bodies to both, REPEATS
+ * times each after a warm-up; `changing()` is fleetSource's, asked once per source. `cell` names
+ * the cursors, so each route goes on from where its last measurement of the cell stopped. The
+ * memo lookups are the hook's over its measured runs.
+ */
+async function inTurn(fleet, n, changing, connections, cell) {
+  const source = (path) => fleetSource(fleet, n, changing(), cell + path);
+  // The warm-up sends every member at least once (a round of a large fleet takes longer than the
+  // warm-up's seconds): the repeats measure resyncs, not a member's first call.
+  for (const path of ROUTES) await warmFleet(path, () => source(path), n, connections);
+  const before = await memoLookups();
+  const runs = [];
+  let memoAfter;
+  for (let r = 0; r < REPEATS; r++) {
+    const run = {};
+    run['/controlplane/sync'] = await load('/controlplane/sync', source('/controlplane/sync'), connections, SECONDS);
+    memoAfter = await memoLookups();
+    run['/bench/floor'] = await load('/bench/floor', source('/bench/floor'), connections, SECONDS);
+    runs.push(run);
+  }
+  return { runs, before, memoAfter };
+}
 if (wanted('fleet')) {
   out();
   out('## A fleet of converged ControlPlanes, each resynced in turn (issue 34)');
@@ -521,24 +569,9 @@ if (wanted('fleet')) {
         for (const connections of FLEET_CONCURRENCY) {
           // Each route goes through the members in the same order, each measurement from where
           // that route's last one stopped; the changed bodies stay new across them.
-          const cell = `${fleet.key}|${n}|${changing}|${connections}|`;
-          const source = (path) => fleetSource(fleet, n, changing && { offset: (changingOffset += 1_000_000) }, cell + path);
-          const routes = ['/controlplane/sync', '/bench/floor'];
-          // The warm-up sends every member at least once (a round of a large fleet takes longer
-          // than the warm-up's seconds): the repeats measure resyncs, not a member's first call.
-          for (const path of routes) await warmFleet(path, () => source(path), n, connections);
-          const before = await memoLookups();
-          const runs = [];
-          let memoAfter;
-          for (let r = 0; r < REPEATS; r++) {
-            const run = {};
-            run['/controlplane/sync'] = await load('/controlplane/sync', source('/controlplane/sync'), connections, SECONDS);
-            memoAfter = await memoLookups();
-            run['/bench/floor'] = await load('/bench/floor', source('/bench/floor'), connections, SECONDS);
-            runs.push(run);
-          }
+          const { runs, before, memoAfter } = await inTurn(fleet, n, () => changing && { offset: (changingOffset += 1_000_000) }, connections, `${fleet.key}|${n}|${changing}|${connections}|`);
           const rss = (await usage()).rss;
-          const [hook, floor] = routes;
+          const [hook, floor] = ROUTES;
           const ratios = ratioOf(runs, hook, floor, (m) => m.rps);
           const cpu = ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs);
           const p99 = ratioOf(runs, hook, floor, (m) => m.p99);
@@ -554,6 +587,63 @@ if (wanted('fleet')) {
         }
       }
     }
+  }
+}
+// ---------------------------------------------------------------------------------------------
+// The fleet at Metacontroller's pace (issue 43, in absolute terms): what a replica spends on the
+// largest fleet with every service declared, called as Metacontroller calls it. A
+// CompositeController runs its own `--workers` sync workers, 5 unless the flag says otherwise
+// (metacontroller pkg/cmd/metacontroller/main.go `flag.Int("workers", 5, …)`, one set per
+// controller: pkg/controller/composite/controller.go `for i := 0; i < pc.numWorkers; i++`), each
+// calling the hook and waiting for its answer; it resyncs every parent once per
+// resyncPeriodSeconds (our controller's: src/crd/controllers.ts), sooner when the answer asks
+// (resyncAfterSeconds). After Metacontroller restarts, every parent is enqueued at once.
+const METACONTROLLER_WORKERS = 5;
+if (wanted('eso')) {
+  // The compute-cloud fleet as ESO keeps it (issue 54): kept answers rest on a converged body
+  // repeating its bytes, and ESO rewrites each ExternalSecret's and PushSecret's refreshTime hourly.
+  const fleet = await fleetSection('## A fleet whose ExternalSecrets and PushSecrets ESO refreshes hourly (issue 54)');
+  const n = SMOKE ? 3 : 300;
+  const large = Math.max(...FLEET_SIZES);
+  const period = resyncPeriod(fleet);
+  const connections = 16;
+  const workers = Math.min(METACONTROLLER_WORKERS, large);
+  const objects = esoMember(fleet, 0).objects;
+  const rate = SMOKE ? 10 : Math.max(1, Math.round(large / period));
+  const paced = SMOKE ? large : Math.max(workers, rate * 60);
+  const stride = Math.max(1, Math.floor(large / paced));
+  out(
+    `The fleet with every service declared (as in the fleet rows), each member's ${objects} ExternalSecrets and PushSecrets refreshed by ESO every hour at a phase of their own (\`bench/fleet.mjs\` esoRefreshing: each refresh writes the object's \`status.refreshTime\` and moves its resourceVersion, the data unchanged), ` +
+      `round r of the fleet being r × ${period} s (the resync period) after the template's instant: a member's body repeats from one resync to the next only when none of its objects refreshed in between (about (1 − ${period}/3600)^${objects} ≈ ${(100 * (1 - period / 3600) ** objects).toFixed(0)} % of them). ` +
+      `"turn" sends N members in turn at concurrency ${connections}, the hook and the floor the same bodies (as the fleet rows); "pace" sends every ${ordinal(stride)} of ${large.toLocaleString('en')} members at Metacontroller's pace (${workers} workers, ${rate} calls a second, ${paced} calls) one resync period after a round that sent each of them once. ` +
+      'Every answer is the converged one (checked for a member six hours on when the fleet is made).',
+  );
+  out();
+  out('| case | N | conc. | hook req/s | floor req/s | hook/floor | CPU µs/req hook | CPU × floor | cores hook | cores floor | memo hits |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|');
+  {
+    const { runs, before, memoAfter } = await inTurn(fleet, n, () => 'eso', connections, `eso|${n}|`);
+    const [hook, floor] = ROUTES;
+    out(
+      `| turn | ${n} | ${connections} | ${stat(runs, (r) => r[hook].rps, int)} | ${stat(runs, (r) => r[floor].rps, int)} | ratio ${spread(ratioOf(runs, hook, floor, (m) => m.rps), two)} ` +
+        `| ${stat(runs, (r) => r[hook].cpuUs, int)} | ${spread(ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs), two)} | | | ${hitRates(before, memoAfter)} |`,
+    );
+  }
+  {
+    // Every stride-th member, once at round 0 (the resync before) and then measured at round 1.
+    const at = (round) => Object.assign((k) => esoMember(fleet, (k * stride) % large).at(round * period), { label: `fleet (${fleet.label}) of ${large}, every ${ordinal(stride)} member, ESO refreshing` });
+    const measured = {};
+    let hits = '';
+    for (const path of ['/controlplane/sync', '/bench/floor']) {
+      await load(path, at(0), workers, SECONDS, { quiet: true, amount: paced });
+      const before = await memoLookups();
+      measured[path] = await load(path, at(1), workers, SECONDS, { amount: paced, rate });
+      if (path === '/controlplane/sync') hits = hitRates(before, await memoLookups());
+    }
+    const hook = measured['/controlplane/sync'];
+    const floor = measured['/bench/floor'];
+    const cores = (m) => ((m.cpuUs * m.rps) / 1e6).toFixed(3);
+    out(`| pace | ${large} | ${workers} | ${hook.rps.toFixed(0)} | ${floor.rps.toFixed(0)} | | ${int(hook.cpuUs)} | ${two(floor.cpuUs / hook.cpuUs)} | ${cores(hook)} | ${cores(floor)} | ${hits} |`);
   }
 }
 if (wanted('ceiling')) {
@@ -586,21 +676,11 @@ if (wanted('ceiling')) {
       `| ${spread(ratioOf(runs, floor, hook, (m) => 1 / m.cpuUs), two)} | ${spread(ratioOf(runs, floor, partial, (m) => 1 / m.cpuUs), two)} | ≤ ${FLEET_GOAL.cpu} |`,
   );
 }
-// ---------------------------------------------------------------------------------------------
-// The fleet at Metacontroller's pace (issue 43, in absolute terms): what a replica spends on the
-// largest fleet with every service declared, called as Metacontroller calls it. A
-// CompositeController runs its own `--workers` sync workers, 5 unless the flag says otherwise
-// (metacontroller pkg/cmd/metacontroller/main.go `flag.Int("workers", 5, …)`, one set per
-// controller: pkg/controller/composite/controller.go `for i := 0; i < pc.numWorkers; i++`), each
-// calling the hook and waiting for its answer; it resyncs every parent once per
-// resyncPeriodSeconds (our controller's: src/crd/controllers.ts), sooner when the answer asks
-// (resyncAfterSeconds). After Metacontroller restarts, every parent is enqueued at once.
-const METACONTROLLER_WORKERS = 5;
 if (wanted('pace')) {
   const fleet = await fleetSection("## A fleet at Metacontroller's pace (issue 43, in absolute terms)");
   const n = Math.max(...FLEET_SIZES);
   const connections = Math.min(METACONTROLLER_WORKERS, n);
-  const period = Math.min(controlPlaneController().spec.resyncPeriodSeconds, JSON.parse(fleet.answer).resyncAfterSeconds ?? Infinity);
+  const period = resyncPeriod(fleet);
   // Calls a second at that pace (autocannon's overallRate is whole: at least 1), and how many are
   // measured: a minute of them, at least one per worker (a smoke run: one round of its tiny fleet).
   const rate = SMOKE ? 10 : Math.max(1, Math.round(n / period));
@@ -643,15 +723,27 @@ if (wanted('memos')) {
     const r = await fetch(`${server.url}/bench/memos`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ off }) });
     if (!r.ok) throw new Error(`bench: PUT /bench/memos answered ${r.status}`);
   };
-  const MEMO_SIZES = SMOKE ? [3] : [30, 300];
+  const size = SMOKE ? 3 : 300;
+  // The traffics (issue 54): the converged fleet resynced in turn (a call the kept answers answer
+  // looks nothing else up), one member changing per round (the call after a status write), and
+  // ESO's hourly refreshes (most calls carry a body not seen before).
+  let offset = 0;
+  const TRAFFICS = [
+    { label: 'steady', changing: () => false },
+    { label: 'one changing', changing: () => ({ offset: (offset += 1_000_000) }) },
+    { label: 'ESO refresh', changing: () => 'eso' },
+  ];
   const connections = 16;
   const rows = [];
-  for (const n of MEMO_SIZES) {
+  for (const traffic of TRAFFICS) {
+    const n = size;
+    // Each source goes on from where the last of this traffic stopped: ESO's clock keeps moving.
+    const source = () => fleetSource(memoFleet, n, traffic.changing(), `memos|${traffic.label}`);
     // All memos on, then each off in turn (with a warm-up, so the memos the last one left
     // empty are filled again), every repeat; CPU per hook call, hit rates from the runs with all on.
     await switchOff([]);
     const warm = await memoLookups();
-    await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
+    await warmFleet('/controlplane/sync', source, n, connections);
     // Only the memos this traffic looks up are switched off (the others cannot save anything here).
     const looked = await memoLookups();
     const MEMO_NAMES = Object.values(MEMO).filter((m) => (looked.get(m)?.hit ?? 0) + (looked.get(m)?.miss ?? 0) > (warm.get(m)?.hit ?? 0) + (warm.get(m)?.miss ?? 0));
@@ -661,9 +753,9 @@ if (wanted('memos')) {
     let lookups = new Map();
     for (let r = 0; r < REPEATS; r++) {
       await switchOff([]);
-      await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
+      await warmFleet('/controlplane/sync', source, n, connections);
       const before = await memoLookups();
-      onRuns.push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
+      onRuns.push(await load('/controlplane/sync', source(), connections, SECONDS));
       const after = await memoLookups();
       for (const [memo, c] of after) {
         const l = lookups.get(memo) ?? { hit: 0, miss: 0 };
@@ -671,18 +763,18 @@ if (wanted('memos')) {
       }
       for (const memo of MEMO_NAMES) {
         await switchOff([memo]);
-        await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
-        offRuns.get(memo).push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
+        await warmFleet('/controlplane/sync', source, n, connections);
+        offRuns.get(memo).push(await load('/controlplane/sync', source(), connections, SECONDS));
         // All on again, warmed up, and measured once more: each off run is compared with the
         // mean of the on runs just before and just after it (the machine drifts).
         await switchOff([]);
-        await warmFleet('/controlplane/sync', () => fleetSource(memoFleet, n, false), n, connections);
-        onAfter.get(memo).push(await load('/controlplane/sync', fleetSource(memoFleet, n, false), connections, SECONDS));
+        await warmFleet('/controlplane/sync', source, n, connections);
+        onAfter.get(memo).push(await load('/controlplane/sync', source(), connections, SECONDS));
       }
     }
     for (const memo of Object.values(MEMO)) {
       if (!MEMO_NAMES.includes(memo)) {
-        rows.push({ memo, n, lookups: 0 });
+        rows.push({ traffic: traffic.label, memo, n, lookups: 0 });
         continue;
       }
       const l = lookups.get(memo) ?? { hit: 0, miss: 0 };
@@ -692,26 +784,23 @@ if (wanted('memos')) {
       const onCpu = onRuns.map((on, r) => ((i === 0 ? on : onAfter.get(MEMO_NAMES[i - 1])[r]).cpuUs + onAfter.get(memo)[r].cpuUs) / 2);
       const offCpu = offRuns.get(memo).map((x) => x.cpuUs);
       const saved = offCpu.map((off, r) => (off - onCpu[r]) / off);
-      rows.push({ memo, n, lookups: l.hit + l.miss, hitRate: l.hit + l.miss > 0 ? l.hit / (l.hit + l.miss) : NaN, onCpu, offCpu, saved });
+      rows.push({ traffic: traffic.label, memo, n, lookups: l.hit + l.miss, hitRate: l.hit + l.miss > 0 ? l.hit / (l.hit + l.miss) : NaN, onCpu, offCpu, saved });
     }
   }
   await switchOff([]);
   out(
-    `Each memo switched off alone (\`PUT /bench/memos\` of the bench server; every other on), against all on, at concurrency ${connections} on the steady fleet of N (each resynced in turn), measured back to back in every repeat: ` +
-      '"saved" is (CPU per call with the memo off − with it on) ÷ with it off, the median of the repeats (min–max); "hits" is the hit rate with all on; a memo the fleet\'s syncs do not look up is not switched off. ' +
+    `Each memo switched off alone (\`PUT /bench/memos\` of the bench server; every other on), against all on, at concurrency ${connections} on the fleet of N = ${size} with every service declared (each resynced in turn), measured back to back in every repeat, for three traffics: ` +
+      '"steady" (every body the converged one), "one changing" (one member per round a body the server has not seen, as in the fleet rows) and "ESO refresh" (each ExternalSecret and PushSecret refreshed hourly, as in the section above). ' +
+      '"saved" is (CPU per call with the memo off − with it on) ÷ with it off, the median of the repeats (min–max); "hits" is the hit rate with all on, of the calls that reach the memo; a memo the traffic does not look up is not switched off. ' +
       '"on" is the mean of the runs with all on just before and just after the memo\'s run with it off. ' +
       'A call answered from the answer kept for its bytes looks up no other memo.',
   );
   out();
-  out(`| memo | ${MEMO_SIZES.map((n) => `N = ${n}: hits | N = ${n}: CPU µs/call on | N = ${n}: off | N = ${n}: saved`).join(' | ')} |`);
-  out(`|---|${MEMO_SIZES.map(() => '---|---|---|---').join('|')}|`);
-  for (const memo of Object.values(MEMO)) {
-    const cells = MEMO_SIZES.map((n) => {
-      const row = rows.find((x) => x.memo === memo && x.n === n);
-      if (row.lookups === 0) return 'not looked up | | | ';
-      return `${(100 * row.hitRate).toFixed(0)} % | ${spread(row.onCpu, int)} | ${spread(row.offCpu, int)} | ${spread(row.saved.map((x) => 100 * x), (x) => `${x.toFixed(0)} %`)}`;
-    });
-    out(`| ${memo.replace(/_/g, '-')} | ${cells.join(' | ')} |`);
+  out('| traffic | memo | hits | CPU µs/call on | off | saved |');
+  out('|---|---|---|---|---|---|');
+  for (const row of rows) {
+    const cells = row.lookups === 0 ? 'not looked up | | | ' : `${(100 * row.hitRate).toFixed(0)} % | ${spread(row.onCpu, int)} | ${spread(row.offCpu, int)} | ${spread(row.saved.map((x) => 100 * x), (x) => `${x.toFixed(0)} %`)}`;
+    out(`| ${row.traffic} | ${row.memo.replace(/_/g, '-')} | ${cells} |`);
   }
 }
 if (wanted('scale')) {

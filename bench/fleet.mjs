@@ -150,3 +150,52 @@ export function changed(body, round) {
   request.parent.metadata.resourceVersion = `${request.parent.metadata.resourceVersion ?? ''}${round + 1}0`;
   return JSON.stringify(request);
 }
+
+/** The ESO kinds that write `status.refreshTime` on every refresh (ExternalSecret, PushSecret). */
+const REFRESHED_GROUPS = /^(ExternalSecret|PushSecret)\.external-secrets\.io\//;
+const HOUR = 3600;
+/** An instant as the API server writes a metav1.Time: RFC 3339, whole seconds. */
+const rfc3339 = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * The same member as ESO keeps it over time: each ExternalSecret and PushSecret refreshes every
+ * hour (refreshInterval 1h, src/controlplane/external-secret.ts) at a phase of its own, and each
+ * refresh writes its `status.refreshTime` (and so moves its resourceVersion) whether or not the
+ * data changed. `at(seconds)` is the member's body that many seconds after the template's instant:
+ * object j's m-th refresh falls at (m × 3600 − φj) s, φj in [0, 3600) drawn from the member and
+ * the object's key. Bodies are spliced from the template's text, so a call costs the load
+ * generator a string join, not a parse.
+ */
+export function esoRefreshing(body, member) {
+  const request = JSON.parse(body);
+  const objects = [];
+  for (const [group, byKey] of Object.entries(request.children ?? {})) {
+    if (!REFRESHED_GROUPS.test(group)) continue;
+    for (const [key, obj] of Object.entries(byKey)) {
+      const base = Date.parse(obj.status?.refreshTime ?? '');
+      if (!Number.isFinite(base)) continue;
+      const phase = parseInt(sha256Hex(`${member}|${group}|${key}`).slice(0, 8), 16) % HOUR;
+      const j = objects.length;
+      objects.push({ base, phase, time: obj.status.refreshTime, version: obj.metadata.resourceVersion ?? '' });
+      obj.status.refreshTime = `@@eso-time-${j}@@`;
+      obj.metadata.resourceVersion = `@@eso-version-${j}@@`;
+    }
+  }
+  // Odd pieces are placeholders: [kind, j] after the split's capture groups.
+  const pieces = JSON.stringify(request).split(/@@eso-(time|version)-(\d+)@@/);
+  return {
+    objects: objects.length,
+    at(seconds) {
+      const refreshes = objects.map((o) => Math.floor((seconds + o.phase) / HOUR));
+      let out = pieces[0];
+      for (let p = 1; p < pieces.length; p += 3) {
+        const o = objects[Number(pieces[p + 1])];
+        const m = refreshes[Number(pieces[p + 1])];
+        if (pieces[p] === 'time') out += m === 0 ? o.time : rfc3339(o.base + (m * HOUR - o.phase) * 1000);
+        else out += m === 0 ? o.version : `${o.version}${1_000_000 + m}`;
+        out += pieces[p + 2];
+      }
+      return out;
+    },
+  };
+}

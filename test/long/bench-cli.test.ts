@@ -61,10 +61,17 @@ t.test('bench prints its report and progress, and writes only with --write', asy
   t.match(r.stdout, /\n\| after a restart, hook server fresh \| hook \|[^\n]*stage-result 0 %/, 'the fresh round finds no stage result: the memos were emptied');
   t.match(r.stdout, /\n\| after a restart \| floor \| 3 \| 3 \|/, 'the floor after a restart');
   for (const route of ['hook', 'floor']) t.match(r.stdout, new RegExp(`\\n\\| resync \\| ${route} \\| 3 \\| 3 \\| [\\d.]+ \\| \\d+ \\| [\\d.]+ \\| [\\d.]+ \\| \\d+ \\| [\\d.]+ \\| \\d\\.\\d{3} \\|`), `paced resync: ${route}`);
-  // What each memo saves: every memo of the service has its row.
-  for (const memo of ['answer', 'stage-result', 'last-applied', 'clouds-yaml', 'secret-values']) {
-    t.match(r.stdout, new RegExp(`\\n\\| ${memo} \\| (\\d+ % \\| \\d+ \\| \\d+ \\| -?\\d+ %|not looked up)`), `memo table: ${memo}`);
+  // What each memo saves, on each traffic (issue 54): every memo of the service has its row, and
+  // a call after a status write or an ESO refresh reaches the stage results.
+  for (const traffic of ['steady', 'one changing', 'ESO refresh']) {
+    for (const memo of ['answer', 'stage-result', 'last-applied', 'clouds-yaml', 'secret-values']) {
+      t.match(r.stdout, new RegExp(`\\n\\| ${traffic} \\| ${memo} \\| (\\d+ % \\| \\d+ \\| \\d+ \\| -?\\d+ %|not looked up)`), `memo table: ${traffic}, ${memo}`);
+    }
   }
+  for (const traffic of ['one changing', 'ESO refresh']) t.match(r.stdout, new RegExp(`\\n\\| ${traffic} \\| stage-result \\| \\d+ %`), `${traffic} looks up the stage results`);
+  // ESO's hourly refreshes (issue 54): the fleet in turn against the floor, and at Metacontroller's pace.
+  t.match(r.stdout, /\n\| turn \| 3 \| 16 \| \d+ [^\n]*\| ratio \d+\.\d\d [^\n]*\| answer \d+ %/, 'ESO refresh: the fleet in turn');
+  t.match(r.stdout, /\n\| pace \| 3 \| 3 \| \d+ \| \d+ \| \| \d+ \| \d+\.\d\d \| \d\.\d{3} \| \d\.\d{3} \| answer \d+ %/, 'ESO refresh: at Metacontroller\'s pace');
   t.notMatch(r.stdout, /extra Secrets/, 'the unrelated-Secrets case is gone');
   t.match(r.stdout, /slope -?\d+\.\d\d MB per 100,000 requests/, 'RSS slope');
   // Sampled every fortieth of the long run's requests, not by time: as many samples on a busy machine.
