@@ -20,7 +20,6 @@ import { SERVICES, hasReference } from '../api/services/index.js';
 import { serviceStage } from './services/stage.js';
 import { referenceStage } from './services/reference.js';
 import { trackUnapplied, type Unapplied, type UnappliedChild } from './unapplied.js';
-import { recordingInput, stageComputed, type StageMemo, type StageReads } from './stage-memo.js';
 import { withinChildLimits } from './child-limits.js';
 import { databaseBackupStage } from './database-backup.js';
 
@@ -101,13 +100,30 @@ function heldRelease(stage: Stage, index: number, problems: readonly string[], t
   return invalidSpec(named, stage.interval);
 }
 
+/**
+ * Runs one stage of a pass. `compute` is the stage run on the input it is handed (its schema errors
+ * answered InvalidSpec, its children within their limits); `track` tracks a result's children
+ * against the observed ones with the clock it is handed. The plain runner computes every stage; the
+ * stage memo's (stage-memo.ts StageMemo.pass) answers a stage from the result it kept.
+ */
+export type StageRunner = (
+  stage: Stage,
+  input: StageInput,
+  compute: (input: StageInput) => StageResult,
+  track: (result: StageResult, now: () => Date) => Unapplied,
+) => { result: StageResult; unapplied: Unapplied };
+
+/** Every stage computed. */
+export const computeStage: StageRunner = (_stage, input, compute, track) => {
+  const result = compute(input);
+  return { result, unapplied: track(result, input.now) };
+};
+
 export function runPipeline(
   input: Omit<StageInput, 'decided'>,
   table: readonly Stage[] = STAGE_TABLE,
   previousUnapplied: readonly UnappliedChild[] = [],
-  memo?: StageMemo,
-  /** Told of each kind a stage looked at without declaring it (Stage.observes): a test's probe. */
-  onUndeclared?: (stage: Stage, where: 'children' | 'related', kind: string) => void,
+  runStage: StageRunner = computeStage,
 ): PipelineResult {
   const decided = new Map<string, Condition>();
   const desired: KubeObject[] = [];
@@ -118,36 +134,21 @@ export function runPipeline(
   let stopped = false;
   const problems = specProblems(input);
   const releasing: { stage: Stage; index: number; ids: readonly string[] }[] = [];
-  memo?.begin();
 
   table.forEach((stage, index) => {
     if (stage.aside ? !stage.aside.applies({ ...input, decided }) : stopped) return;
     const started = performance.now();
-    const key = memo?.keyOf(stage);
-    const kept = memo ? memo.lookup(stage, key, { decided, rollout: input.rollout, credential: input.credential, parentAnnotations: input.parentAnnotations }) : stageComputed();
-    let result: StageResult;
-    let tracked: Unapplied;
-    const track = (now: () => Date) => trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, now);
-    if (kept) {
-      result = kept.result;
-      tracked = kept.unapplied ?? track(input.now);
-    } else {
-      // Kept by what it read (stage-memo.ts) unless it read this call's clock or random source.
-      const stageInput: StageInput = { ...input, decided };
-      const reads: StageReads = { decided: new Map() };
-      let opaque = key === undefined;
-      const schemaErrors = errorsFor(stage, index, input.specErrors, table);
-      result = withinChildLimits(
-        schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run(recordingInput(stage, stageInput, reads, () => (opaque = true), (where, kind) => onUndeclared?.(stage, where, kind))),
-        stage.interval,
-      );
-      let clockRead = false;
-      tracked = track(() => {
-        clockRead = true;
-        return input.now();
-      });
-      if (!opaque && key !== undefined) memo?.keep(stage, key, reads, result, clockRead ? undefined : tracked);
-    }
+    const ran = runStage(
+      stage,
+      { ...input, decided },
+      (seen) => {
+        const schemaErrors = errorsFor(stage, index, input.specErrors, table);
+        return withinChildLimits(schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run(seen), stage.interval);
+      },
+      (computed, now) => trackUnapplied(stage.conditionType, computed.children, input.children, previousUnapplied, input.cp.generation, now),
+    );
+    let result = ran.result;
+    const tracked = ran.unapplied;
     unapplied.push(...tracked.entries);
     // A child the API server keeps refusing is the seed's error, not an eternal wait;
     // a failed stage starts nothing: a re-mint it was about to start waits (the AC is kept).
@@ -169,7 +170,6 @@ export function runPipeline(
     }
   });
 
-  memo?.end();
   // No stage releases an observed child while the spec has a problem: one the schema or a spec
   // reader finds, or one a stage answered InvalidSpec for this pass (admission's cross-field rules,
   // re-checked by the stages). The stage that would release says InvalidSpec instead.

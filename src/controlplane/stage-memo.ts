@@ -48,6 +48,7 @@ import { BoundedMemo, countLookup, deepFreeze, exactKey, MEMO, memoOn, packAll, 
 import type { Stage, StageInput, StageResult } from './stage.js';
 import type { Unapplied } from './unapplied.js';
 import type { ControlPlaneRef } from './ref.js';
+import type { StageRunner } from './pipeline.js';
 
 /** What a stage read of its call's own input, beyond its key. */
 export interface StageReads {
@@ -134,7 +135,34 @@ export class StageMemo {
     this.base = `${cp.uid}\u0000${cp.namespace}\u0000${cp.name}\u0000`;
   }
 
-  /** Starts a call (runPipeline, once per pass): whether it may keep results in new places is decided for the call (admits). */
+  /**
+   * A pass of the pipeline (`run` is handed the runner to run its stages with) whose stages are
+   * answered from the results kept for them, and whose results are kept by what each read unless
+   * it read the clock or the random source; `onUndeclared` hears of each kind a stage looked at
+   * without declaring it (Stage.observes: a test's probe).
+   */
+  pass<T>(run: (runStage: StageRunner) => T, onUndeclared?: (stage: Stage, where: 'children' | 'related', kind: string) => void): T {
+    this.begin();
+    const out = run((stage, input, compute, track) => {
+      const key = this.keyOf(stage);
+      const kept = this.lookup(stage, key, input);
+      if (kept) return { result: kept.result, unapplied: kept.unapplied ?? track(kept.result, input.now) };
+      const reads: StageReads = { decided: new Map() };
+      let opaque = key === undefined;
+      const result = compute(recordingInput(stage, input, reads, () => (opaque = true), (where, kind) => onUndeclared?.(stage, where, kind)));
+      let clockRead = false;
+      const unapplied = track(result, () => {
+        clockRead = true;
+        return input.now();
+      });
+      if (!opaque && key !== undefined) this.keep(stage, key, reads, result, clockRead ? undefined : unapplied);
+      return { result, unapplied };
+    });
+    this.end();
+    return out;
+  }
+
+  /** Starts a call (once per pass): whether it may keep results in new places is decided for the call (admits). */
   begin(): void {
     this.admitting = memoOn(MEMO.stageResult) ? admits(this.base) : false;
     this.packed = memoOn(MEMO.stageResult) ? KEPT.peek(this.base) : undefined;
@@ -143,7 +171,7 @@ export class StageMemo {
   }
 
   /**
-   * Ends a call (runPipeline, once it has every stage's result): what it kept is packed with the
+   * Ends a call (once the pass has every stage's result): what it kept is packed with the
    * results it found, and replaces its ControlPlane's (a place it already holds), or takes a new
    * place when admitted.
    */
@@ -209,12 +237,6 @@ export class StageMemo {
     const tracked = unapplied !== undefined && result.children.every((c) => declared.has(`${c.apiVersion}|${c.kind}`)) ? { unapplied } : {};
     (this.kept ??= new Map()).set(stage.name, packValue({ key, reads, result, ...tracked }));
   }
-}
-
-/** A stage run without the memo (an in-process caller's pipeline), computed (a miss): undefined, as a lookup that found nothing. */
-export function stageComputed(): undefined {
-  countLookup(MEMO.stageResult, false);
-  return undefined;
 }
 
 const kindKey = (k: KindInfo) => `${k.apiVersion}|${k.kind}`;

@@ -71,14 +71,9 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
     }),
   );
   const plan = planned.plan;
-  const run = (p: RolloutPlan) =>
-    runPipeline(
-      { cp, spec, specErrors: errors, resolved, children, related, previous, credential, parentAnnotations: reading.annotations, now: context.now, random: context.random, rollout: stageView(p) },
-      undefined,
-      previousUnapplied,
-      stages,
-      context.onUndeclared,
-    );
+  const input = (p: RolloutPlan) => ({ cp, spec, specErrors: errors, resolved, children, related, previous, credential, parentAnnotations: reading.annotations, now: context.now, random: context.random, rollout: stageView(p) });
+  // The stage memo wraps the runner (stage-memo.ts); `runPipeline(input(p), undefined, previousUnapplied)` computes every stage.
+  const run = (p: RolloutPlan) => stages.pass((runStage) => runPipeline(input(p), undefined, previousUnapplied, runStage), context.onUndeclared);
   let result = run(plan);
   const step = finishRollout(plan, result.decided, context.now, result.resyncAfterSeconds);
   let update: RolloutOutcome;
