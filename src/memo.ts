@@ -1,11 +1,11 @@
-// A small bounded memo for pure functions of their input (clouds.yaml rendering and parsing, the
-// secret values a Secret holds). Not state: the same input gets the same answer whether or not it
-// was remembered, so a hook stays a pure function of its request; the memo only saves recomputing
-// what the previous calls (a converged ControlPlane's sync every few seconds) already computed.
-// Bounded by entry count, and optionally by the characters of its keys; the least recently used
-// entry goes first (approximately: see get). Values are shared between callers, so they are frozen
-// (callers only read them). Entries live only in this process's memory: never logged, never
-// exported as metrics.
+// A small bounded memo for pure functions of their input (kept answers, stage results, clouds.yaml
+// rendering and parsing, the secret values a Secret holds, …: MEMO). Not state: the same input gets
+// the same answer whether or not it was remembered, so a hook stays a pure function of its request;
+// the memo only saves recomputing what the previous calls (a converged ControlPlane's resyncs)
+// already computed. Bounded by entry count, by what its keys and values weigh, and with every other
+// memo by one budget (MEMO_BUDGET_BYTES); the least recently used entry goes first (approximately:
+// see get). Values are shared between callers, so they are frozen (callers only read them). Entries
+// live only in this process's memory: never logged, never exported as metrics (their sizes are).
 import { deserialize, serialize } from 'node:v8';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { MAX_JSON_DEPTH } from './k8s/json-depth.js';
@@ -82,6 +82,30 @@ export function memoLookups(): ReadonlyMap<MemoName, { readonly hit: number; rea
 /** Every memo of the process and their ghost lists (module singletons), so a test can start them afresh. */
 const ALL_MEMOS = new Set<BoundedMemo<unknown>>();
 const ALL_SIGHTINGS = new Set<Sightings>();
+
+/**
+ * One budget for what every memo of the process holds, in bytes as each weighs it (its keys'
+ * characters and its values' weights, `maxKeyBytes`): each memo's own bound keeps it to its share,
+ * and this keeps the sum of the shares (about 92 MiB) from being held at once, which only traffic
+ * that fills every memo with large entries does: a fleet of 3,072 compute clouds keeps about
+ * 39 MiB of answers and stage results (18 and 21 MiB: kept-answers.ts, stage-memo.ts), the memos
+ * that hold the most. When a put takes the sum over the budget, the memo fullest for its share
+ * gives up its oldest entries.
+ */
+export const MEMO_BUDGET_BYTES = 64 * 1024 * 1024;
+let budget = MEMO_BUDGET_BYTES;
+/** What every memo holds, in all (BoundedMemo.keyBytes summed). */
+let heldBytes = 0;
+
+/** What every memo of the process holds, in bytes as they weigh it. */
+export function memoBytes(): number {
+  return heldBytes;
+}
+
+/** Sets the budget (a test's: a small one shows who gives way); the service's is MEMO_BUDGET_BYTES. */
+export function setMemoBudget(bytes: number): void {
+  budget = bytes;
+}
 
 /**
  * Memory before speed. The memos that grow with the fleet (those built with `shed`) hold nothing
@@ -163,8 +187,20 @@ export class BoundedMemo<V> {
   forget(): void {
     const keys = [...this.entries.keys()];
     this.entries.clear();
+    heldBytes -= this.bytes;
     this.bytes = 0;
     for (const key of keys) this.onEvict?.(key);
+  }
+
+  /** Drops the oldest entry (reported to `onEvict`). */
+  private evictOldest(): void {
+    for (const [oldest, entry] of this.entries) {
+      this.entries.delete(oldest);
+      this.bytes -= entry.size;
+      heldBytes -= entry.size;
+      this.onEvict?.(oldest);
+      return;
+    }
   }
 
   /**
@@ -197,21 +233,31 @@ export class BoundedMemo<V> {
   set(key: string, value: V): boolean {
     if (key.length > this.maxKey || (pressedBudgets > 0 && this.shedAs !== undefined)) return false;
     const size = key.length + (this.weigh?.(value) ?? 0);
-    if (size > this.maxKeyBytes) return false;
+    if (size > this.maxKeyBytes || size > budget) return false;
     const old = this.entries.get(key);
     if (old !== undefined) {
       this.entries.delete(key);
       this.bytes -= old.size;
+      heldBytes -= old.size;
     }
     this.entries.set(key, this.stamp({ value, put: 0, charsPut: 0, size }));
     this.bytes += size;
-    for (const [oldest, entry] of this.entries) {
-      if (this.entries.size <= this.limit && this.bytes <= this.maxKeyBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= entry.size;
-      this.onEvict?.(oldest);
+    heldBytes += size;
+    while (this.entries.size > this.limit || this.bytes > this.maxKeyBytes) this.evictOldest();
+    while (heldBytes > budget) {
+      const most = BoundedMemo.fullest();
+      if (most === undefined) break;
+      most.evictOldest();
     }
-    return true;
+    return this.entries.has(key);
+  }
+
+  /** The memo that holds the most for its share, what it holds over what it may hold: the one that gives way when the budget is over. */
+  private static fullest(): BoundedMemo<unknown> | undefined {
+    let most: BoundedMemo<unknown> | undefined;
+    const fullness = (m: BoundedMemo<unknown>) => m.bytes / Math.min(m.maxKeyBytes, budget);
+    for (const memo of ALL_MEMOS) if (memo.bytes > 0 && (most === undefined || fullness(memo) > fullness(most))) most = memo;
+    return most;
   }
 
   private hit(key: string): Entry<V> | undefined {

@@ -1,7 +1,7 @@
 // Prometheus metrics: Node defaults plus one histogram of hook request durations, labelled by
 // hook and outcome only (no per-object labels: the series count does not grow with the fleet).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { memoLookups, memoSheds } from './memo.js';
+import { MEMO_BUDGET_BYTES, memoBytes, memoLookups, memoSheds } from './memo.js';
 import { VERSION } from './version.js';
 
 export const HOOK_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -83,12 +83,20 @@ export function createMetrics(): Metrics {
   });
   new Counter({
     name: 'c5c3_hooks_memo_sheds_total',
-    help: 'Times a memo that holds parsed objects in bulk (body, stage_result) was emptied because the hook bodies in flight took more than half the in-flight budget (MAX_INFLIGHT_BYTES): memory first, the next calls compute again.',
+    help: 'Times a memo that grows with the fleet was emptied because the hook bodies in flight took more than half the in-flight budget (MAX_INFLIGHT_BYTES): memory first, the next calls compute again.',
     labelNames: ['memo'] as const,
     registers: [registry],
     collect() {
       this.reset();
       for (const [memo, count] of memoSheds()) this.inc({ memo }, count);
+    },
+  });
+  new Gauge({
+    name: 'c5c3_hooks_memo_bytes',
+    help: `What the memos hold now, in bytes as they weigh it (keys and values), all memos together: at most MEMO_BUDGET_BYTES (${MEMO_BUDGET_BYTES}).`,
+    registers: [registry],
+    collect() {
+      this.set(memoBytes());
     },
   });
   const controlPlaneConditions = new Counter({

@@ -3,7 +3,7 @@
 // hands out cannot be changed by one caller for the next.
 import t from 'tap';
 import { parse } from 'yaml';
-import { BoundedMemo, Sightings } from '../src/memo.js';
+import { BoundedMemo, MEMO_BUDGET_BYTES, memoBytes, setMemoBudget, Sightings } from '../src/memo.js';
 import { applicationCredentialCloud, passwordCloud, readApplicationCredential, type CloudTarget } from '../src/controlplane/credential/clouds-yaml.js';
 import { valuesOfSecretText } from '../src/capture/secret-values.js';
 import { redactionFor } from '../src/redaction.js';
@@ -77,6 +77,34 @@ t.test('BoundedMemo: an entry used all along stays, under the entry limit and un
     t.equal(hot, 1, `${label}: the entry hit every other call was computed once`);
     t.ok(memo.size <= 10 && memo.keyBytes <= 40, `${label}: bounded (${memo.size} entries, ${memo.keyBytes} characters)`);
   }
+});
+
+t.test('one budget for every memo: over it, the memo fullest for its share gives up its oldest entries', async (t) => {
+  BoundedMemo.forgetAll();
+  setMemoBudget(100);
+  t.teardown(() => {
+    setMemoBudget(MEMO_BUDGET_BYTES);
+    BoundedMemo.forgetAll();
+  });
+  // Entries of 12: a key of 2 characters and a value weighing 10.
+  const a = new BoundedMemo<string>(100, { maxKeyBytes: 80, weigh: (v) => v.length });
+  const b = new BoundedMemo<string>(100, { maxKeyBytes: 60, weigh: (v) => v.length });
+  const ten = 'x'.repeat(10);
+  for (let i = 1; i <= 6; i++) t.ok(a.set(`a${i}`, ten));
+  for (let i = 1; i <= 3; i++) t.ok(b.set(`b${i}`, ten));
+  t.equal(memoBytes(), a.keyBytes + b.keyBytes, 'what the process holds is what its memos hold');
+  t.same([a.keyBytes, b.keyBytes], [60, 36], 'a (72 of its 80) gave up its oldest for b (36 of 60): 108 was over 100');
+  t.equal(a.peek('a1'), undefined, 'a1 went');
+  t.ok(a.peek('a2') !== undefined && b.peek('b1') !== undefined, 'the others stay');
+  t.ok(b.set('b4', ten) && b.set('b5', ten));
+  t.same([a.keyBytes, b.keyBytes], [60, 36], 'b, now the fullest for its share, gave up its own oldest');
+  t.same(['b1', 'b2', 'b3', 'b4', 'b5'].map((k) => b.peek(k) !== undefined), [false, false, true, true, true]);
+  t.ok(memoBytes() <= 100, `within the budget (${memoBytes()})`);
+  const big = new BoundedMemo<string>(100, { maxKeyBytes: 1000, weigh: (v) => v.length });
+  t.notOk(big.set('big', 'x'.repeat(200)), 'a value over the whole budget is not kept');
+  t.equal(memoBytes(), 96, 'and pushes nothing out');
+  a.forget();
+  t.equal(memoBytes(), b.keyBytes, 'a memo forgotten gives its bytes back');
 });
 
 t.test('BoundedMemo peek and set: what get remembers, under the same bounds', async (t) => {

@@ -7,7 +7,7 @@ import { request } from 'node:https';
 import { fixtureControlPlane, readYamlDocs, REPO_ROOT } from './support/shared.js';
 import { post, testServer } from './support/server.js';
 import { HOOK_ROUTES } from '../src/routes.js';
-import { MEMO } from '../src/memo.js';
+import { MEMO, memoBytes } from '../src/memo.js';
 
 const cpRequest = () => ({ controller: {}, parent: fixtureControlPlane('controlplane.yaml') });
 
@@ -110,8 +110,9 @@ t.test('metrics: Node defaults and the hook histogram labelled by hook and outco
   t.match(text, /c5c3_hooks_request_duration_seconds_count\{hook="controlplane\/customize",outcome="client_error"\} 1/);
   t.match(text, /^c5c3_hooks_inflight_bytes 0$/m, 'the in-flight budget, given back');
   t.match(text, /^c5c3_hooks_ready 1$/m, 'readiness');
+  t.match(text, new RegExp(`^c5c3_hooks_memo_bytes ${memoBytes()}$`, 'm'), 'what the memos hold, as they weigh it');
   for (const memo of SHEDDING) t.match(text, new RegExp(`^c5c3_hooks_memo_sheds_total\\{memo="${memo}"\\} \\d+$`, 'm'), `${memo}: its sheds series from the start`);
-  for (const line of text.split('\n').filter((l) => l.startsWith('c5c3_hooks_') && !l.startsWith('c5c3_hooks_inflight_bytes ') && !l.startsWith('c5c3_hooks_ready '))) {
+  for (const line of text.split('\n').filter((l) => l.startsWith('c5c3_hooks_') && !l.startsWith('c5c3_hooks_inflight_bytes ') && !l.startsWith('c5c3_hooks_memo_bytes ') && !l.startsWith('c5c3_hooks_ready '))) {
     const labels = [...line.matchAll(/(\w+)="/g)].map((m) => m[1]).filter((l) => l !== 'le');
     if (line.startsWith('c5c3_hooks_controlplane_conditions_total{')) {
       // ControlPlane answers by condition: bounded by the types and reasons of conditions.ts (test/monitoring.test.ts).
