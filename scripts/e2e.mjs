@@ -3,7 +3,7 @@
 // end-to-end suite under a real cluster (.e2e/dist/e2e/run.js), each printing its output as it
 // runs; the last line is `N passed, N failed` over both. Exits non-zero when either failed. The
 // cluster suite runs even when the long tier failed, so one run reports both. With E2E_SCENARIOS
-// set (a subset of the cluster scenarios) the long tier is skipped, loudly.
+// set (a subset of the cluster scenarios) or E2E_LONG_TIER=skip the long tier is skipped, loudly.
 import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,10 +34,16 @@ function run(args) {
   });
 }
 
-// E2E_SCENARIOS picks cluster scenarios to iterate on: the long tier is left out then, and says so
-// (CI never sets it).
-const long = process.env.E2E_SCENARIOS
-  ? (console.log(`e2e: long tier NOT RUN: E2E_SCENARIOS=${process.env.E2E_SCENARIOS} selects cluster scenarios only (npm run test:long runs it)`), { code: 0, counts: undefined })
+// E2E_SCENARIOS picks cluster scenarios to iterate on: the long tier is left out then, and says so.
+// E2E_LONG_TIER=skip leaves it out for a caller that ran it already (.ci/run runs `npm run test:long`
+// beside the e2e builds and counts it itself).
+const skipLong = process.env.E2E_SCENARIOS
+  ? `E2E_SCENARIOS=${process.env.E2E_SCENARIOS} selects cluster scenarios only`
+  : process.env.E2E_LONG_TIER === 'skip'
+    ? 'E2E_LONG_TIER=skip (its caller runs it)'
+    : undefined;
+const long = skipLong
+  ? (console.log(`e2e: long tier NOT RUN: ${skipLong} (npm run test:long runs it)`), { code: 0, counts: undefined })
   : await run([join(root, 'scripts', 'test-long.mjs')]);
 const cluster = await run([join(root, '.e2e', 'dist', 'e2e', 'run.js')]);
 let passed = 0;

