@@ -40,10 +40,10 @@ function run(args) {
 const skipLong = process.env.E2E_SCENARIOS
   ? `E2E_SCENARIOS=${process.env.E2E_SCENARIOS} selects cluster scenarios only`
   : process.env.E2E_LONG_TIER === 'skip'
-    ? 'E2E_LONG_TIER=skip (its caller runs it)'
+    ? 'E2E_LONG_TIER=skip (its caller ran it)'
     : undefined;
 const long = skipLong
-  ? (console.log(`e2e: long tier NOT RUN: ${skipLong} (npm run test:long runs it)`), { code: 0, counts: undefined })
+  ? (console.log(`e2e: long tier NOT RUN: ${skipLong}; npm run test:long runs it`), { code: 0, counts: undefined })
   : await run([join(root, 'scripts', 'test-long.mjs')]);
 const cluster = await run([join(root, '.e2e', 'dist', 'e2e', 'run.js')]);
 let passed = 0;
