@@ -359,7 +359,7 @@ if (wanted('cases')) {
   out();
   out(
     'The floor parses the same body as the hook (the same parser, minus noting where the observed objects are: it parses every call; the same log line) and answers a fixed object: the hook\'s own answer to that body. ' +
-      'The hook answers a body it answered before from the answer kept for its bytes when that answer called neither clock nor random (src/http/kept-answers.ts), and keeps the stage results that did not call the clock by what each stage reads (src/controlplane/stage-memo.ts), so a case that repeats one body (every case but "every body new", like a converged ControlPlane\'s resync) measures the hook on a body it answered before; "every body new" cycles through 256 variants of the converged request. ' +
+      'The hook answers a body it answered before from the answer kept for its bytes when that answer called neither clock nor random (src/http/kept-answers.ts), so a case that repeats one body (every case but "every body new", like a converged ControlPlane\'s resync) measures the hook on a body it answered before; "every body new" cycles through 256 variants of the converged request. ' +
       '"ratio" is hook req/s ÷ floor req/s, "p99 × floor" the hook\'s p99 over the floor\'s, "CPU × floor" the server CPU per request over the floor\'s.',
   );
   out();

@@ -5,8 +5,7 @@
 // - POST /bench/echo parses the body like a hook route and serialises it back;
 // - POST /bench/floor parses the body like a hook route and answers a fixed object, set with
 //   PUT /bench/floor (bench.mjs sets the hook's own answer to the same body: the same-size floor);
-//   both parse every body (the hook routes' parser, without noting where the observed objects
-//   are): the floor is what reading the input costs;
+//   both parse every body (the hook routes' parser): the floor is what reading the input costs;
 // - POST /bench/partial-floor answers the same fixed object after reading only what a reading that
 //   parses no object it has seen before would read when every child was seen before: the body
 //   scanned with the observed objects' spans noted (the hook parser's scan), the digest of every
@@ -21,7 +20,7 @@ import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../dist/config.js';
 import { buildServer } from '../dist/server.js';
 import { serverOptionsFrom } from '../dist/server-options.js';
-import { parseJsonBodyAfresh } from '../dist/json-body.js';
+import { parseJsonBody } from '../dist/json-body.js';
 import { BoundedMemo, MEMO, switchMemo } from '../dist/memo.js';
 import { hash } from 'node:crypto';
 import { MAX_JSON_DEPTH, scanJson } from '../dist/k8s/json-depth.js';
@@ -55,7 +54,7 @@ const app = await buildServer(serverOptionsFrom(config));
 let floor = {};
 await app.register(async (reading) => {
   reading.removeContentTypeParser('application/json');
-  reading.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBodyAfresh);
+  reading.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   reading.put('/bench/floor', async (request) => {
     floor = request.body;
     return { ok: true };

@@ -13,8 +13,7 @@
 // resync) is answered before it is parsed, from the answer kept for those bytes
 // (http/kept-answers.ts), so no parsed body is kept here.
 import { errorCodes, type FastifyRequest } from 'fastify';
-import { MAX_JSON_DEPTH, scanJson, type ScannedParts } from './k8s/json-depth.js';
-import { noteSources } from './k8s/request-source.js';
+import { MAX_JSON_DEPTH, scanJson } from './k8s/json-depth.js';
 
 class BodyTooDeep extends Error {
   override name = 'BodyTooDeep';
@@ -39,14 +38,9 @@ class BodyTooDense extends Error {
  */
 export const BODY_DENSITY = { charsPerContainer: 16, minContainers: 65_536 } as const;
 
-/**
- * `text` parsed, nesting and density bounded; throws BodyTooDeep, BodyTooDense or a SyntaxError.
- * `sources`: where its observed objects are in the text is noted, so
- * a stage result can be kept by their digests (k8s/request-source.ts); the hook routes' bodies.
- */
-export function parseJsonText(text: string, sources = false): unknown {
-  const parts: ScannedParts | undefined = sources ? { tops: [], groups: [] } : undefined;
-  const { deeperAt: at, containers } = scanJson(text, MAX_JSON_DEPTH, parts);
+/** `text` parsed, nesting and density bounded; throws BodyTooDeep, BodyTooDense or a SyntaxError. */
+export function parseJsonText(text: string): unknown {
+  const { deeperAt: at, containers } = scanJson(text, MAX_JSON_DEPTH);
   if (at >= 0) throw new BodyTooDeep(`request nests deeper than ${MAX_JSON_DEPTH} levels (at character ${at}); no Kubernetes object nests that deep`);
   const affordable = Math.max(BODY_DENSITY.minContainers, Math.floor(text.length / BODY_DENSITY.charsPerContainer));
   if (containers > affordable) {
@@ -54,27 +48,16 @@ export function parseJsonText(text: string, sources = false): unknown {
       `request opens ${containers} objects and arrays in ${text.length} characters, more than the ${affordable} the service can afford to parse (one per ${BODY_DENSITY.charsPerContainer} characters); no Kubernetes object is that dense`,
     );
   }
-  const parsed: unknown = JSON.parse(text);
-  if (parts !== undefined) noteSources(parsed, text, parts);
-  return parsed;
+  return JSON.parse(text);
 }
 
-/** The content-type parser of application/json: `text` parsed (parseJsonText), where its observed objects are noted. */
+/** The content-type parser of application/json: `text` parsed (parseJsonText). */
 export function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
-  parseWith((text) => parseJsonText(text, true), body, done);
-}
-
-/** The same parser without noting where the observed objects are (the benchmark's floor: what reading a body costs). */
-export function parseJsonBodyAfresh(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
-  parseWith(parseJsonText, body, done);
-}
-
-function parseWith(parse: (text: string) => unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.length === 0) return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY());
   let parsed: unknown;
   try {
-    parsed = parse(text);
+    parsed = parseJsonText(text);
   } catch (err) {
     return done(err instanceof BodyTooDeep || err instanceof BodyTooDense ? err : new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
   }

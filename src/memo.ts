@@ -1,4 +1,4 @@
-// A small bounded memo for pure functions of their input (kept answers, stage results, clouds.yaml
+// A small bounded memo for pure functions of their input (kept answers, clouds.yaml
 // rendering and parsing, the secret values a Secret holds, …: MEMO). Not state: the same input gets
 // the same answer whether or not it was remembered, so a hook stays a pure function of its request;
 // the memo only saves recomputing what the previous calls (a converged ControlPlane's resyncs)
@@ -6,8 +6,7 @@
 // memo by one budget (MEMO_BUDGET_BYTES); the least recently used entry goes first (approximately:
 // see get). Values are shared between callers, so they are frozen (callers only read them). Entries
 // live only in this process's memory: never logged, never exported as metrics (their sizes are).
-import { deserialize, serialize } from 'node:v8';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync } from 'node:zlib';
 import { MAX_JSON_DEPTH } from './k8s/json-depth.js';
 
 interface Entry<V> {
@@ -26,8 +25,6 @@ interface Entry<V> {
 export const MEMO = {
   /** Answers to hook calls by their path and their body's digest, when they read neither clock nor random (http/kept-answers.ts). */
   answer: 'answer',
-  /** Stage results kept by what each stage reads (controlplane/stage-memo.ts). */
-  stageResult: 'stage_result',
   /** Parsed last-applied annotations (k8s/observed.ts). */
   lastApplied: 'last_applied',
   /** clouds.yaml rendered and parsed (controlplane/credential/clouds-yaml.ts). */
@@ -86,11 +83,10 @@ const ALL_SIGHTINGS = new Set<Sightings>();
 /**
  * One budget for what every memo of the process holds, in bytes as each weighs it (its keys'
  * characters and its values' weights, `maxKeyBytes`): each memo's own bound keeps it to its share,
- * and this keeps the sum of the shares (about 92 MiB) from being held at once, which only traffic
+ * and this keeps the sum of the shares (about 60 MiB) from being held at once, which only traffic
  * that fills every memo with large entries does: a fleet of 3,072 compute clouds keeps about
- * 39 MiB of answers and stage results (18 and 21 MiB: kept-answers.ts, stage-memo.ts), the memos
- * that hold the most. When a put takes the sum over the budget, the memo fullest for its share
- * gives up its oldest entries.
+ * 18 MiB of answers (kept-answers.ts), the memo that holds the most. When a put takes the sum over
+ * the budget, the memo fullest for its share gives up its oldest entries.
  */
 export const MEMO_BUDGET_BYTES = 64 * 1024 * 1024;
 let budget = MEMO_BUDGET_BYTES;
@@ -315,20 +311,6 @@ export class Sightings {
 }
 
 /**
- * A value as a memo may hold it packed (stage-memo.ts): v8.serialize keeps every value as it was
- * (undefined, -0 and non-finite numbers, Maps), unlike JSON. Only for values of this process's own
- * making, read back by unpackValue as the type they were packed as.
- */
-export function packValue(value: unknown): Uint8Array {
-  return serialize(value);
-}
-
-/** A value packed by packValue, as the type it was packed as. */
-export function unpackValue<T>(bytes: Uint8Array): T {
-  return deserialize(bytes) as T;
-}
-
-/**
  * `data` deflated (fast), into one buffer of its own size, as a memo keeps it: zlib hands back a
  * view of a 16 KiB chunk, and a small copy would take a slice of the shared pool (keeping either whole).
  */
@@ -337,33 +319,6 @@ export function deflateOwn(data: string | Uint8Array): Buffer {
   const own = Buffer.allocUnsafeSlow(deflated.length);
   deflated.copy(own);
   return own;
-}
-
-/** Packed values by name, deflated into one buffer of its own size (deflateOwn). */
-export function packAll(values: Map<string, Uint8Array>): Buffer {
-  return deflateOwn(serialize(values));
-}
-
-/** What packAll packed. */
-export function unpackAll(packed: Buffer): Map<string, Uint8Array> {
-  return deserialize(inflateRawSync(packed)) as Map<string, Uint8Array>;
-}
-
-/** What an object copied from a kept text stands for (standFor). */
-const STANDS_FOR = new WeakMap<object, object>();
-
-/**
- * Notes that `copy`, frozen through, is a copy of what `place` stands for in a kept text (a packed
- * stage result, controlplane/stage-memo.ts): every copy of it is the same value, so what is found
- * of one (the redaction's "clean") holds for the next.
- */
-export function standFor(copy: object, place: object): void {
-  STANDS_FOR.set(copy, place);
-}
-
-/** What `value` stands for: the place of a kept text it was copied from (standFor), else itself. */
-export function sameAs(value: object): object {
-  return STANDS_FOR.get(value) ?? value;
 }
 
 /**

@@ -26,7 +26,7 @@
 // pattern built from secrets); only when one is found are the strings walked and the public words
 // read from the request.
 import { isSecretObject, secretValuesOf, ValueReplacer, MIN_SECRET_LENGTH } from './capture/secret-values.js';
-import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO, sameAs } from './memo.js';
+import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from './memo.js';
 
 export const REDACTED_VALUE = '[redacted]';
 /** What a message that quoted a public word held by a Secret becomes, whole. */
@@ -52,7 +52,7 @@ function* requestObjects(request: Json): Generator<JsonObject> {
   }
 }
 
-/** Whether `value` and everything in it is frozen (deepFreeze'd: a kept stage result). */
+/** Whether `value` and everything in it is frozen (deepFreeze'd: a parsed last-applied annotation). */
 function isDeeplyFrozen(value: Json, depth = 0): boolean {
   if (value === null || typeof value !== 'object') return true;
   if (!Object.isFrozen(value) || depth > 64) return false;
@@ -108,16 +108,15 @@ function childStatusStrings(request: Json): string[] {
 /**
  * What finding a set of secret values takes: every needle of every value (ValueReplacer), the
  * values too short to look for inside text, and the frozen objects already found to hold none of
- * them. Kept by the values (a ControlPlane resyncs with the same Secrets, and its children come
- * back from the stage results as frozen copies standing for the same places: stage-memo.ts,
- * memo.ts sameAs), so a resync looks for
+ * them. Kept by the values (a ControlPlane resyncs with the same Secrets, and the children it keeps
+ * as last applied come back as the same frozen objects: k8s/observed.ts), so a resync looks for
  * the needles in what is new only (the status, a child built afresh). Nothing is replaced with
  * these: replacing needs the request's public words (Redaction), read only when a value is found.
  */
 interface Needles {
   readonly all: ValueReplacer;
   readonly short: ReadonlySet<string>;
-  /** Frozen objects holding no needle, nowhere, or what a copy stands for (sameAs): redacting one gives it back as it is. */
+  /** Frozen objects holding no needle, nowhere: redacting one gives it back as it is. */
   readonly clean: WeakSet<object>;
 }
 
@@ -237,9 +236,7 @@ export class Redaction {
   /** `value` redacted: a new value when something was found, else `value` itself (never changed). */
   redact<T>(value: T): T {
     const { all, short, clean } = this.needles;
-    const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
-    // A copy of a kept stage result's child is known by the place it was copied from (sameAs).
-    const known = frozen ? sameAs(value) : undefined;
+    const known = typeof value === 'object' && value !== null && Object.isFrozen(value) ? value : undefined;
     if (known !== undefined && clean.has(known)) return value;
     const strings: string[] = [];
     collectStrings(value, strings);

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJsonBody, parseJsonBodyAfresh } from '../src/json-body.js';
+import { parseJsonBody } from '../src/json-body.js';
 import { buildServer } from '../src/server.js';
 import { REPO_ROOT } from './support/shared.js';
 
@@ -38,15 +38,6 @@ t.test('refused bodies are refused every time', async (t) => {
     t.equal(parseWith(parseJsonBody, '{"a":').err?.name, 'FastifyError', `not JSON, call ${i + 1}`);
     t.equal(parseWith(parseJsonBody, '').err?.name, 'FastifyError', `empty, call ${i + 1}`);
   }
-});
-
-t.test("the floor's parser parses every body afresh, unfrozen, and refuses alike", async (t) => {
-  const text = '{"a":{"b":[1]}}';
-  const a = parseWith(parseJsonBodyAfresh, text).body;
-  const b = parseWith(parseJsonBodyAfresh, text).body;
-  t.not(a, b);
-  t.notOk(Object.isFrozen(a));
-  t.equal(parseWith(parseJsonBodyAfresh, '['.repeat(600)).err?.name, 'BodyTooDeep');
 });
 
 t.test('the server answers a repeated body alike, computed or kept', async (t) => {

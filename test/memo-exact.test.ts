@@ -3,7 +3,6 @@
 // (BoundedMemo.forgetAll: what a new process holds). The pairs differ in one JSON value anywhere
 // in the spec, among values JSON text writes alike once parsed (1e400 and -1e400 parse to
 // ±Infinity, which JSON.stringify writes as null; -0 is written 0), or in a Secret's data.
-// test/stage-memo-exact.test.ts does the same for the stage results kept by what each stage reads.
 import t from 'tap';
 import fc from 'fast-check';
 import { BoundedMemo, exactKey } from '../src/memo.js';

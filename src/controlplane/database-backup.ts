@@ -94,7 +94,6 @@ export const databaseBackupStage: Stage = {
   name: 'DatabaseBackup',
   conditionType: CONDITION.DatabaseBackup,
   reads: [BACKUP_SPEC_PATH],
-  observes: { children: [GVK.Backup], related: [] },
   interval: INTERVAL,
   aside: {
     // Declared (or declared wrongly), or a Backup of ours left to release: otherwise no condition.

@@ -105,7 +105,7 @@ export interface OpenBaoRecovery {
 function withAnnotation(obj: KubeObject, value: string): KubeObject {
   if (annotationOf(obj, ANNOTATION.openBaoReadFailedAt) === value) return obj;
   const annotations = isObject(obj.metadata.annotations) ? obj.metadata.annotations : {};
-  // A copy: stage results may be frozen and shared (stage-memo.ts).
+  // A copy: a child kept as last applied is frozen and shared (k8s/observed.ts lastApplied).
   return { ...obj, metadata: { ...obj.metadata, annotations: { ...annotations, [ANNOTATION.openBaoReadFailedAt]: value } } };
 }
 

@@ -19,7 +19,7 @@ import { invalidSpec } from './stages/invalid-spec.js';
 import { SERVICES, hasReference } from '../api/services/index.js';
 import { serviceStage } from './services/stage.js';
 import { referenceStage } from './services/reference.js';
-import { trackUnapplied, type Unapplied, type UnappliedChild } from './unapplied.js';
+import { trackUnapplied, type UnappliedChild } from './unapplied.js';
 import { withinChildLimits } from './child-limits.js';
 import { databaseBackupStage } from './database-backup.js';
 
@@ -100,30 +100,10 @@ function heldRelease(stage: Stage, index: number, problems: readonly string[], t
   return invalidSpec(named, stage.interval);
 }
 
-/**
- * Runs one stage of a pass. `compute` is the stage run on the input it is handed (its schema errors
- * answered InvalidSpec, its children within their limits); `track` tracks a result's children
- * against the observed ones with the clock it is handed. The plain runner computes every stage; the
- * stage memo's (stage-memo.ts StageMemo.pass) answers a stage from the result it kept.
- */
-export type StageRunner = (
-  stage: Stage,
-  input: StageInput,
-  compute: (input: StageInput) => StageResult,
-  track: (result: StageResult, now: () => Date) => Unapplied,
-) => { result: StageResult; unapplied: Unapplied };
-
-/** Every stage computed. */
-export const computeStage: StageRunner = (_stage, input, compute, track) => {
-  const result = compute(input);
-  return { result, unapplied: track(result, input.now) };
-};
-
 export function runPipeline(
   input: Omit<StageInput, 'decided'>,
   table: readonly Stage[] = STAGE_TABLE,
   previousUnapplied: readonly UnappliedChild[] = [],
-  runStage: StageRunner = computeStage,
 ): PipelineResult {
   const decided = new Map<string, Condition>();
   const desired: KubeObject[] = [];
@@ -138,17 +118,9 @@ export function runPipeline(
   table.forEach((stage, index) => {
     if (stage.aside ? !stage.aside.applies({ ...input, decided }) : stopped) return;
     const started = performance.now();
-    const ran = runStage(
-      stage,
-      { ...input, decided },
-      (seen) => {
-        const schemaErrors = errorsFor(stage, index, input.specErrors, table);
-        return withinChildLimits(schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run(seen), stage.interval);
-      },
-      (computed, now) => trackUnapplied(stage.conditionType, computed.children, input.children, previousUnapplied, input.cp.generation, now),
-    );
-    let result = ran.result;
-    const tracked = ran.unapplied;
+    const schemaErrors = errorsFor(stage, index, input.specErrors, table);
+    let result = withinChildLimits(schemaErrors.length > 0 ? invalidSpec(schemaErrors, stage.interval) : stage.run({ ...input, decided }), stage.interval);
+    const tracked = trackUnapplied(stage.conditionType, result.children, input.children, previousUnapplied, input.cp.generation, input.now);
     unapplied.push(...tracked.entries);
     // A child the API server keeps refusing is the seed's error, not an eternal wait;
     // a failed stage starts nothing: a re-mint it was about to start waits (the AC is kept).

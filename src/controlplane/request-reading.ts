@@ -3,9 +3,8 @@
 // is read here once, typed: the ControlPlane as the stages refer to it, its spec read (defaulted,
 // validated, resolved), its annotations and deletion time, the previous status (conditions,
 // unapplied children, the admin credential's status, the rollout memory), the observed children
-// and related objects indexed, the namespace's incumbent and the rotation schedule in force, and
-// the key of its stage results (stage-memo.ts). All of it is a pure function of the request.
-import { hash } from 'node:crypto';
+// and related objects indexed, the namespace's incumbent and the rotation schedule in force. All
+// of it is a pure function of the request.
 import type { ControlPlaneHookRequest } from '../api/hooks.js';
 import type { SpecReading } from './spec.js';
 import { readSpec } from './spec.js';
@@ -18,8 +17,6 @@ import { previousUnapplied, type UnappliedChild } from './unapplied.js';
 import { activeSchedule, type Schedule } from './credential/schedule.js';
 import { previousCredential, type CredentialStatus } from './credential/credential-status.js';
 import { readRolloutMemory, type RolloutMemory } from './rollout/rollout-state.js';
-import { StageMemo } from './stage-memo.js';
-import { exactKey } from '../memo.js';
 
 export interface RequestReading extends SpecReading {
   cp: ControlPlaneRef;
@@ -43,8 +40,6 @@ export interface RequestReading extends SpecReading {
   incumbent: string | undefined;
   /** The rotation schedule in force (credential/schedule.ts), when Scheduled. */
   schedule: Schedule | undefined;
-  /** The stage results kept by what each stage reads, as this request looks them up (stage-memo.ts). */
-  stages: StageMemo;
 }
 
 /** The reading of `request`, once per call. */
@@ -72,14 +67,6 @@ export function readRequest(request: ControlPlaneHookRequest): RequestReading {
     rollout: readRolloutMemory(status),
     incumbent: incumbentOver({ name: cp.name, creationTimestamp: stringAt(parent, 'metadata', 'creationTimestamp') ?? '' }, cp.namespace, related),
     schedule: activeSchedule(spec, related, cp.namespace),
-    // What every stage's key holds beside its kinds: the raw spec exactly (what spec, errors and
-    // resolved are read from) and the unapplied children the tracking starts from, as one digest.
-    stages: new StageMemo({
-      cp,
-      common: hash('sha256', `${exactKey(parent.spec)}\n${exactKey(unapplied)}`, 'base64'),
-      children,
-      related,
-    }),
   };
 }
 

@@ -4,11 +4,9 @@ import type { ControlPlaneSpec } from '../api/controlplane.js';
 import type { Condition } from '../k8s/conditions.js';
 import type { Decision, Reason, StageConditionType, SubConditionType } from './conditions.js';
 import type { KubeObject, ObjectIndex } from '../k8s/observed.js';
-import type { KindInfo } from '../k8s/kinds.js';
 import type { AdminApplicationCredentialStatus as CredentialStatus } from '../api/controlplane.js';
 import type { ResolvedSpec } from './spec.js';
 import type { ControlPlaneRef } from './ref.js';
-
 
 /** What a release rollout tells the Keystone stage this pass (rollout/rollout.ts decides it). */
 export interface KeystoneDirective {
@@ -19,12 +17,6 @@ export interface KeystoneDirective {
   waitingReason?: Reason;
   /** Appended to KeystoneReady's message: what the rollout is doing. */
   note: string;
-}
-
-/** What a stage reads of the observed objects, by kind (Stage.observes). */
-export interface Observes {
-  children: readonly KindInfo[];
-  related: readonly KindInfo[];
 }
 
 export interface StageInput {
@@ -95,11 +87,6 @@ export interface Stage {
   conditionType: StageConditionType;
   /** Spec paths the stage reads: a schema error under one of them fails this stage. */
   reads: string[];
-  /**
-   * The kinds of observed children and related objects the stage looks at (and the kinds of the
-   * children it asks for): what its kept result is keyed by (stage-memo.ts). It sees no other.
-   */
-  observes: Observes;
   /** Seconds to wait before the next pass while this stage is waiting or failed. */
   interval: number;
   /**

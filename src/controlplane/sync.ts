@@ -5,7 +5,6 @@ import { keepAsIs } from '../k8s/observed.js';
 import { assertKeepsObserved } from '../k8s/invariant.js';
 import { REASON, REQUEUE } from './conditions.js';
 import { runPipeline, type StageTrace } from './pipeline.js';
-import type { Stage } from './stage.js';
 import { buildStatus } from './status.js';
 import { readRequest } from './request-reading.js';
 import { credentialStatus } from './credential/credential-status.js';
@@ -21,13 +20,11 @@ export interface SyncContext {
   random: (bytes: number) => Buffer;
   /** Receives each stage's measurement (metrics); optional. */
   onStage?: (trace: StageTrace) => void;
-  /** Told of each kind a stage looked at without declaring it (Stage.observes): a test's probe. */
-  onUndeclared?: (stage: Stage, where: 'children' | 'related', kind: string) => void;
 }
 
 export function syncControlPlane(request: ControlPlaneHookRequest, context: SyncContext): CompositeHookResponse {
   const reading = readRequest(request);
-  const { cp, spec, errors, resolved, children, related, previous, incumbent, schedule, previousUnapplied, stages } = reading;
+  const { cp, spec, errors, resolved, children, related, previous, incumbent, schedule, previousUnapplied } = reading;
   // Computed every call (keeping them saved under 10 % of a fleet's sync: issue 34).
   const credential = credentialStatus(cp, children, reading.previousCredential, context.now, schedule);
   const statusBase = { cp, spec, credential, previous, now: context.now };
@@ -72,8 +69,7 @@ export function syncControlPlane(request: ControlPlaneHookRequest, context: Sync
   );
   const plan = planned.plan;
   const input = (p: RolloutPlan) => ({ cp, spec, specErrors: errors, resolved, children, related, previous, credential, parentAnnotations: reading.annotations, now: context.now, random: context.random, rollout: stageView(p) });
-  // The stage memo wraps the runner (stage-memo.ts); `runPipeline(input(p), undefined, previousUnapplied)` computes every stage.
-  const run = (p: RolloutPlan) => stages.pass((runStage) => runPipeline(input(p), undefined, previousUnapplied, runStage), context.onUndeclared);
+  const run = (p: RolloutPlan) => runPipeline(input(p), undefined, previousUnapplied);
   let result = run(plan);
   const step = finishRollout(plan, result.decided, context.now, result.resyncAfterSeconds);
   let update: RolloutOutcome;

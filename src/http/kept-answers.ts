@@ -7,8 +7,7 @@
 // of its body, and the next call with those bytes is answered with it before its body is parsed.
 //
 // - Exact: the kept answer is the bytes sent the first time; a body that differs anywhere (a
-//   resourceVersion, an ESO refresh time) has another digest and is computed (where the stage
-//   results kept by what each stage reads still answer most of it: controlplane/stage-memo.ts).
+//   resourceVersion, an ESO refresh time) has another digest and is computed.
 //   test/kept-answers.test.ts answers every captured call at one instant and once more at another,
 //   and compares the answers kept with those computed afresh.
 // - What a call counts still counts: the ControlPlane conditions of a kept answer are counted
@@ -37,7 +36,7 @@ import { hookOf } from './hook-of.js';
 import { noteParent } from './parent-of.js';
 
 /**
- * The answers kept: a fleet of 3,072 ControlPlanes (as the stage results: stage-memo.ts), at most
+ * The answers kept: a fleet of 3,072 ControlPlanes, at most
  * 32 MiB of deflated text (3,072 compute clouds take about 18 MiB).
  */
 export const ANSWER_MEMO = { entries: 3072, bytes: 32 * 1024 * 1024 } as const;

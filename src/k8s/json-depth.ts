@@ -19,8 +19,8 @@ export function deeperThan(text: string, max: number = MAX_JSON_DEPTH): number {
 }
 
 /**
- * Where a request's observed objects are in its text (request-source.ts): filled by scanJson when
- * given. `tops` are the keys of the outer object in order (as written, quotes included); `groups`
+ * Where a request's observed objects are in its text (the benchmark's partial floor reads a body
+ * with them: bench/server.mjs): filled by scanJson when given. `tops` are the keys of the outer object in order (as written, quotes included); `groups`
  * the groups of `children` and `related` in order, each with its keys and the span of each value
  * that is an object or array (start = -1 for any other value). Keys are recorded as written.
  */

@@ -8,8 +8,6 @@ import { CLUSTER_SCOPED_KINDS, type KindInfo } from './kinds.js';
 import { findCondition, isConditionTrue } from './conditions.js';
 import { parseBounded } from './json-depth.js';
 import { BoundedMemo, deepFreeze, heapBytes, MEMO } from '../memo.js';
-import { sourceDigest } from './request-source.js';
-import { hash } from 'node:crypto';
 
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -28,10 +26,6 @@ export class ObjectIndex {
   private readonly byId = new Map<string, KubeObject>();
   /** The same objects by `apiVersion|kind` (ofKind without a scan of everything). */
   private readonly byKind = new Map<string, Map<string, KubeObject>>();
-  /** Each object as the request sent it, by identity (where the index holds a copy: its namespace filled in). */
-  private readonly sent = new Map<string, object>();
-  /** kindDigest by `apiVersion|kind`, once taken (null: not every object of the kind has a digest). */
-  private readonly kindDigests = new Map<string, string | null>();
 
   constructor(map: unknown, defaultNamespace?: string) {
     if (!isObject(map)) return;
@@ -45,7 +39,6 @@ export class ObjectIndex {
             : obj;
         const id = identity(placed);
         this.byId.set(id, placed);
-        this.sent.set(id, obj);
         const kindKey = `${placed.apiVersion}|${placed.kind}`;
         let ofKind = this.byKind.get(kindKey);
         if (!ofKind) this.byKind.set(kindKey, (ofKind = new Map()));
@@ -70,32 +63,6 @@ export class ObjectIndex {
 
   all(): KubeObject[] {
     return [...this.byId.values()];
-  }
-
-  /**
-   * A digest of every object of one kind (identities and the digests of their texts,
-   * k8s/request-source.ts): equal digests, equal objects of that kind. Undefined when one of them
-   * has no digest (its request was not parsed by the hook routes' parser).
-   */
-  kindDigest(kind: KindInfo): string | undefined {
-    const kindKey = `${kind.apiVersion}|${kind.kind}`;
-    let digest = this.kindDigests.get(kindKey);
-    if (digest === undefined) {
-      let text = '';
-      let complete = true;
-      for (const id of this.byKind.get(kindKey)?.keys() ?? []) {
-        const sent = this.sent.get(id);
-        const d = sent === undefined ? undefined : sourceDigest(sent);
-        if (d === undefined) {
-          complete = false;
-          break;
-        }
-        text += `${id}\u0000${d}\n`;
-      }
-      digest = complete ? hash('sha256', text, 'base64') : null;
-      this.kindDigests.set(kindKey, digest);
-    }
-    return digest ?? undefined;
   }
 
   /** Every object's identity (as identity() computes it), in the order of all(). */

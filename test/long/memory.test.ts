@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, type Obj } from '../support/shared.js';
 import { BODY_DENSITY } from '../../src/json-body.js';
-import { STAGE_MEMO_CONTROLPLANES } from '../../src/controlplane/stage-memo.js';
 import { FLEET_MEMO_CONTROLPLANES } from '../../src/memo.js';
 import { ANSWER_MEMO } from '../../src/http/kept-answers.js';
 
@@ -124,7 +123,7 @@ t.test(`worst-case bodies, 4 at once, stay under 85% of the ${limitMiB}Mi memory
  * 3,136 while the content memos (sized for FLEET_MEMO_CONTROLPLANES) were not emptied under
  * memory pressure.
  */
-const FLEET = Math.max(STAGE_MEMO_CONTROLPLANES, FLEET_MEMO_CONTROLPLANES, ANSWER_MEMO.entries) + 64;
+const FLEET = Math.max(FLEET_MEMO_CONTROLPLANES, ANSWER_MEMO.entries) + 64;
 /**
  * The fleet is resynced twice, the second time in reverse order: an answer is kept on its body's
  * second call, when the body came within the last ANSWER_MEMO.entries (src/http/kept-answers.ts),

@@ -20,7 +20,6 @@ export function referenceStage(owner: Service, r: Reference): Stage {
     name: r.title,
     conditionType: referenceCondition(r),
     reads: [`spec.services.${owner.name}`],
-    observes: { children: [], related: [r.kind] },
     interval: REQUEUE.service,
     sibling: true,
     run(input): StageResult {

@@ -103,21 +103,11 @@ export function projectedRelease(d: Service, input: Pick<StageInput, 'spec' | 'r
   return before.every((s) => input.decided.get(s.conditionType)?.status === 'True') ? to : from;
 }
 
-/**
- * What every service's stage looks at beside its CR and parts: its accounts (User, RoleAssignment,
- * the shared Project and Role), its catalog entries, its ExternalSecrets, PushSecrets and Secrets.
- * It also reads the CR kinds of the other services (whether one is still present) and, as related
- * objects, the CredentialRotations that rotate its password and the bus's Secret; its catalog rows
- * are registered in spec.region through a Region import (catalog-region.ts).
- */
-const SERVICE_ACCOUNT_KINDS = [GVK.ExternalSecret, GVK.PushSecret, GVK.Secret, GVK.User, GVK.RoleAssignment, GVK.Project, GVK.Role, GVK.Service, GVK.Endpoint, GVK.Region];
-
 export function serviceStage(d: Service): Stage {
   return {
     name: d.title,
     conditionType: d.conditionType,
     reads: [`spec.services.${d.name}`],
-    observes: { children: [...SERVICE_ACCOUNT_KINDS, ...SERVICES.map((s) => s.kind), ...d.partKinds], related: [GVK.CredentialRotation, GVK.Secret] },
     interval: REQUEUE.service,
     sibling: true,
     run(input): StageResult {

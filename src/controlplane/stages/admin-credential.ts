@@ -26,7 +26,6 @@ export const adminCredentialStage: Stage = {
   name: 'AdminCredential',
   conditionType: CONDITION.AdminCredential,
   reads: ['spec.korc.adminCredential.cloudCredentialsRef'],
-  observes: { children: [GVK.ApplicationCredential, GVK.Secret, GVK.PushSecret, GVK.ExternalSecret], related: [GVK.ClusterSecretStore, GVK.Secret] },
   interval: REQUEUE.korc,
   run(input): StageResult {
     const { cp, children, related } = input;

@@ -59,7 +59,6 @@ export const catalogStage: Stage = {
   name: 'Catalog',
   conditionType: CONDITION.Catalog,
   reads: ['spec.services.keystone.publicEndpoint', 'spec.services.keystone.gateway', 'spec.regionDescription'],
-  observes: { children: [GVK.Service, GVK.Endpoint, GVK.Region], related: [] },
   interval: REQUEUE.korc,
   run(input): StageResult {
     const gated = gate(input, CONDITION.AdminCredential, REASON.WaitingForAdminCredential, REQUEUE.korc);

@@ -1,5 +1,4 @@
 // Stage 2, reconcileDBCredentials → DBCredentialsReady: the per-ControlPlane DB credential.
-import { GVK } from '../../k8s/kinds.js';
 import { CONDITION, REASON, REQUEUE } from '../conditions.js';
 import { childNames, remoteKeys } from '../names.js';
 import { projectedCredentialStage } from './projected-credential.js';
@@ -8,7 +7,6 @@ export const dbCredentialsStage = projectedCredentialStage({
   name: 'DBCredentials',
   conditionType: CONDITION.DBCredentials,
   reads: ['spec.infrastructure.database'],
-  observes: { children: [GVK.ExternalSecret], related: [GVK.ClusterSecretStore] },
   what: 'DB credential',
   secretName: ({ cp }) => childNames(cp.name).dbCredentials,
   data: ({ cp }) => {

@@ -115,7 +115,6 @@ export const infrastructureStage: Stage = {
   name: 'Infrastructure',
   conditionType: CONDITION.Infrastructure,
   reads: ['spec.infrastructure'],
-  observes: { children: [GVK.MariaDB, GVK.Memcached, GVK.RabbitmqCluster], related: [GVK.MariaDB, GVK.Memcached, GVK.RabbitmqCluster] },
   interval: REQUEUE.infra,
   run(input): StageResult {
     const resolved = input.resolved.infrastructure;

@@ -15,7 +15,6 @@ export const keystoneStage: Stage = {
   conditionType: CONDITION.Keystone,
   // spec.verification with spec.rolloutDeadline: the rollout's settings, whose schema errors are Keystone's.
   reads: ['spec.openStackRelease', 'spec.rolloutDeadline', 'spec.verification', 'spec.region', 'spec.services', 'spec.global', 'spec.infrastructure'],
-  observes: { children: [GVK.Keystone], related: [] },
   interval: REQUEUE.keystone,
   run(input): StageResult {
     // Seed 000 lists 5 s for this gate, but never sends it: reconcileInfrastructure returns (15 s)

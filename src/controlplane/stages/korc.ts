@@ -162,7 +162,6 @@ export const korcStage: Stage = {
   name: 'KORC',
   conditionType: CONDITION.KORC,
   reads: ['spec.korc'],
-  observes: { children: [GVK.ApplicationCredential, GVK.Secret, GVK.PushSecret, GVK.ExternalSecret, GVK.Domain, GVK.User], related: [GVK.Secret, GVK.CredentialRotation] },
   interval: REQUEUE.korc,
   run(input): StageResult {
     const settings = input.resolved.korc;

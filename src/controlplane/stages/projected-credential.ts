@@ -6,14 +6,13 @@ import { REASON, type Reason, type SubConditionType } from '../conditions.js';
 import { externalSecret, secretStoreReady, type RemoteValue } from '../external-secret.js';
 import { CLUSTER_SECRET_STORE } from '../names.js';
 import { isManagedDatabase } from '../spec.js';
-import { complete, waiting, type Observes, type Stage, type StageInput, type StageResult } from '../stage.js';
+import { complete, waiting, type Stage, type StageInput, type StageResult } from '../stage.js';
 import { awaitReady } from './await-ready.js';
 
 export interface ProjectedCredential {
   name: string;
   conditionType: SubConditionType;
   reads: string[];
-  observes: Observes;
   /** What is projected, for messages ("DB credential", "admin password"). */
   what: string;
   secretName: (input: StageInput) => string;
@@ -28,7 +27,6 @@ export function projectedCredentialStage(p: ProjectedCredential): Stage {
     name: p.name,
     conditionType: p.conditionType,
     reads: p.reads,
-    observes: p.observes,
     interval: p.requeueSeconds,
     run(input): StageResult {
       if (!isManagedDatabase(input.spec)) {
