@@ -1,13 +1,11 @@
-// A small bounded memo for pure functions of their input (kept answers, clouds.yaml
-// rendering and parsing, the secret values a Secret holds, …: MEMO). Not state: the same input gets
+// A small bounded memo for pure functions of their input (the kept answers: MEMO). Not state: the same input gets
 // the same answer whether or not it was remembered, so a hook stays a pure function of its request;
 // the memo only saves recomputing what the previous calls (a converged ControlPlane's resyncs)
-// already computed. Bounded by entry count, by what its keys and values weigh, and with every other
-// memo by one budget (MEMO_BUDGET_BYTES); the least recently used entry goes first (approximately:
+// already computed. Bounded by entry count, by what its keys and values weigh, and by one budget for
+// every memo of the process (MEMO_BUDGET_BYTES); the least recently used entry goes first (approximately:
 // see get). Values are shared between callers, so they are frozen (callers only read them). Entries
 // live only in this process's memory: never logged, never exported as metrics (their sizes are).
 import { deflateRawSync } from 'node:zlib';
-import { MAX_JSON_DEPTH } from './k8s/json-depth.js';
 
 interface Entry<V> {
   value: V;
@@ -25,25 +23,8 @@ interface Entry<V> {
 export const MEMO = {
   /** Answers to hook calls by their path and their body's digest, when they read neither clock nor random (http/kept-answers.ts). */
   answer: 'answer',
-  /** Parsed last-applied annotations (k8s/observed.ts). */
-  lastApplied: 'last_applied',
-  /** clouds.yaml rendered and parsed (controlplane/credential/clouds-yaml.ts). */
-  cloudsYaml: 'clouds_yaml',
-  /** Secret values of captured documents (capture/secret-values.ts). */
-  secretValues: 'secret_values',
-  /** The needles of a request's secret values, and what was found clean of them (redaction.ts). */
-  redaction: 'redaction',
 } as const;
 export type MemoName = (typeof MEMO)[keyof typeof MEMO];
-
-/**
- * How many ControlPlanes one replica's content memos are sized for: the values they keep (a spec
- * read, a clouds.yaml rendered or parsed, a Secret value decoded, the redaction needles of a
- * ControlPlane's Secrets) stay the same while a ControlPlane is converged, so each is found again
- * on its next resync however many others resynced in between, as long as the memo holds the
- * whole fleet. Each memo is also bounded by the characters of its keys (memory, whatever the fleet).
- */
-export const FLEET_MEMO_CONTROLPLANES = 1024;
 
 /** Hits and misses of each named memo since the process started (counts only: never keys or values). */
 const LOOKUPS = new Map<MemoName, { hit: number; miss: number }>(Object.values(MEMO).map((name) => [name, { hit: 0, miss: 0 }]));
@@ -82,11 +63,11 @@ const ALL_SIGHTINGS = new Set<Sightings>();
 
 /**
  * One budget for what every memo of the process holds, in bytes as each weighs it (its keys'
- * characters and its values' weights, `maxKeyBytes`): each memo's own bound keeps it to its share,
- * and this keeps the sum of the shares (about 60 MiB) from being held at once, which only traffic
- * that fills every memo with large entries does: a fleet of 3,072 compute clouds keeps about
- * 18 MiB of answers (kept-answers.ts), the memo that holds the most. When a put takes the sum over
- * the budget, the memo fullest for its share gives up its oldest entries.
+ * characters and its values' weights, `maxKeyBytes`), beside each memo's own bound: the service's
+ * one memo, the kept answers, is bounded at 32 MiB (kept-answers.ts; a fleet of 3,072 compute
+ * clouds keeps about 18 MiB), so this is the ceiling a memory test sizes against and a test lowers
+ * (setMemoBudget). When a put takes the sum over the budget, the memo that puts gives up its
+ * oldest entries (the entry it put last among them when it holds nothing else).
  */
 export const MEMO_BUDGET_BYTES = 64 * 1024 * 1024;
 let budget = MEMO_BUDGET_BYTES;
@@ -133,8 +114,7 @@ export function memoSheds(): ReadonlyMap<MemoName, number> {
 
 export class BoundedMemo<V> {
   /**
-   * Forgets what every memo of the process remembers (each evicted key is reported to its
-   * `onEvict`): the memo state of a fresh process, so a test can compare a warm answer with a
+   * Forgets what every memo of the process remembers: the memo state of a fresh process, so a test can compare a warm answer with a
    * fresh one. Never called by the service.
    */
   static forgetAll(): void {
@@ -151,8 +131,6 @@ export class BoundedMemo<V> {
   private readonly maxKey: number;
   private readonly maxKeyBytes: number;
   private readonly weigh: ((value: V) => number) | undefined;
-  private readonly onEvict: ((key: string) => void) | undefined;
-  private readonly name: MemoName | undefined;
   /** Dropped under memory pressure (memoryPressure), counted under this name. */
   readonly shedAs: MemoName | undefined;
 
@@ -160,41 +138,34 @@ export class BoundedMemo<V> {
    * At most `limit` entries. `maxKey`: a key longer than this is computed every time, never
    * looked up or kept (nothing large is held for one caller). `maxKeyBytes`: the keys held, in
    * characters, in all (a memo of many texts is bounded by what it holds, not only by how many),
-   * and with them what `weigh` says each value takes (a memo of large values: its bytes).
-   * `onEvict`: told of each key the bounds push out. `name`: the lookups through `get` are
-   * counted under it (countLookup); a key over `maxKey` counts as a miss. `shed`: a memo that grows
+   * and with them what `weigh` says each value takes (a memo of large values: its bytes). `shed`: a memo that grows
    * with the fleet, given back under memory pressure (memoryPressure) and counted under this name.
    */
   constructor(
     private readonly limit: number,
-    bounds: { maxKey?: number; maxKeyBytes?: number; weigh?: (value: V) => number; onEvict?: (key: string) => void; name?: MemoName; shed?: MemoName } = {},
+    bounds: { maxKey?: number; maxKeyBytes?: number; weigh?: (value: V) => number; shed?: MemoName } = {},
   ) {
     this.maxKey = bounds.maxKey ?? Infinity;
     this.maxKeyBytes = bounds.maxKeyBytes ?? Infinity;
     this.weigh = bounds.weigh;
-    this.onEvict = bounds.onEvict;
-    this.name = bounds.name;
     this.shedAs = bounds.shed;
     if (bounds.shed !== undefined && !SHEDS.has(bounds.shed)) SHEDS.set(bounds.shed, 0);
     ALL_MEMOS.add(this as BoundedMemo<unknown>);
   }
 
-  /** Drops every entry (each reported to `onEvict`). */
+  /** Drops every entry. */
   forget(): void {
-    const keys = [...this.entries.keys()];
     this.entries.clear();
     heldBytes -= this.bytes;
     this.bytes = 0;
-    for (const key of keys) this.onEvict?.(key);
   }
 
-  /** Drops the oldest entry (reported to `onEvict`). */
+  /** Drops the oldest entry. */
   private evictOldest(): void {
     for (const [oldest, entry] of this.entries) {
       this.entries.delete(oldest);
       this.bytes -= entry.size;
       heldBytes -= entry.size;
-      this.onEvict?.(oldest);
       return;
     }
   }
@@ -207,11 +178,9 @@ export class BoundedMemo<V> {
    * could push it out, and then it is computed again).
    */
   get(key: string, compute: () => V): V {
-    const off = this.name !== undefined && !memoOn(this.name);
-    const hit = key.length > this.maxKey || off ? undefined : this.hit(key);
-    if (this.name !== undefined) countLookup(this.name, hit !== undefined);
+    const hit = key.length > this.maxKey ? undefined : this.hit(key);
     if (hit !== undefined) return hit.value;
-    if (key.length > this.maxKey || off) return compute();
+    if (key.length > this.maxKey) return compute();
     const value = compute();
     this.set(key, value);
     return value;
@@ -240,20 +209,8 @@ export class BoundedMemo<V> {
     this.bytes += size;
     heldBytes += size;
     while (this.entries.size > this.limit || this.bytes > this.maxKeyBytes) this.evictOldest();
-    while (heldBytes > budget) {
-      const most = BoundedMemo.fullest();
-      if (most === undefined) break;
-      most.evictOldest();
-    }
+    while (heldBytes > budget && this.entries.size > 0) this.evictOldest();
     return this.entries.has(key);
-  }
-
-  /** The memo that holds the most for its share, what it holds over what it may hold: the one that gives way when the budget is over. */
-  private static fullest(): BoundedMemo<unknown> | undefined {
-    let most: BoundedMemo<unknown> | undefined;
-    const fullness = (m: BoundedMemo<unknown>) => m.bytes / Math.min(m.maxKeyBytes, budget);
-    for (const memo of ALL_MEMOS) if (memo.bytes > 0 && (most === undefined || fullness(memo) > fullness(most))) most = memo;
-    return most;
   }
 
   private hit(key: string): Entry<V> | undefined {
@@ -322,53 +279,9 @@ export function deflateOwn(data: string | Uint8Array): Buffer {
 }
 
 /**
- * What a JSON-like value (a parsed text) holds of the heap, in bytes, as V8 lays out what
- * JSON.parse builds on 64 bits without pointer compression (Node's default): an object 24 bytes and
- * 8 a property, at least 56 (the slack JSON.parse leaves in a small object), and beyond 32
- * properties also its keys and a dictionary entry each (an object of many distinct keys); an array
- * 32 and 8 an element; a string 16 and its characters (two bytes each when one needs it); a number
- * that is no small integer 16 (a heap number where it is boxed; counted so wherever it is). The
- * text a value was parsed from does not say what it weighs: `[{},…]` takes about 20 times its
- * characters (test/memo-weight.test.ts measures the estimate against the heap). Walks at most
- * MAX_JSON_DEPTH levels (what the hooks parse is no deeper: k8s/json-depth.ts).
- */
-export function heapBytes(value: unknown, depth = 0): number {
-  switch (typeof value) {
-    case 'string':
-      return stringBytes(value);
-    case 'number':
-      return Number.isInteger(value) && value >= -(2 ** 30) && value < 2 ** 30 ? 0 : 16;
-    case 'object': {
-      if (value === null || depth > MAX_JSON_DEPTH) return 0;
-      if (Array.isArray(value)) {
-        let bytes = 32 + 8 * value.length;
-        for (let i = 0; i < value.length; i++) bytes += heapBytes(value[i], depth + 1);
-        return bytes;
-      }
-      let properties = 0;
-      let bytes = 0;
-      for (const k in value) {
-        if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
-        properties++;
-        bytes += heapBytes((value as Record<string, unknown>)[k], depth + 1);
-      }
-      if (properties > 32) for (const k in value) if (Object.prototype.hasOwnProperty.call(value, k)) bytes += 16 + stringBytes(k);
-      return bytes + Math.max(56, 24 + 8 * properties);
-    }
-    default:
-      return 0;
-  }
-}
-
-/** A string's bytes: its header and its characters, two bytes each once one is outside Latin-1. */
-function stringBytes(s: string): number {
-  return 16 + (/[^\u0000-\u00ff]/.test(s) ? 2 : 1) * s.length;
-}
-
-/**
- * `value` frozen through (objects and arrays, depth first): what a memo hands out is shared. A
- * frozen part is taken as frozen through (memos share their frozen answers). Plain loops, no
- * array per object: a whole request body goes through here.
+ * `value` frozen through (objects and arrays, depth first): for a value shared by its readers (a
+ * spec reading, a parsed last-applied annotation). A frozen part is taken as frozen through. Plain
+ * loops, no array per object: a whole request body goes through here.
  */
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -380,10 +293,10 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /**
- * A text that tells apart every two JSON-like values a memo may be asked about: JSON.stringify
- * writes Infinity, -Infinity and NaN all as `null` (and JSON.parse turns 1e400 into Infinity),
- * -0 as `0`, and leaves out undefined properties, so a memo keyed by it answered one request with
- * another's answer. Here a number is written by String() (-0 as `-0`: distinct, and not JSON, so
+ * A text that tells apart every two JSON-like values (a canonical form compared: clouds-yaml.ts):
+ * JSON.stringify writes Infinity, -Infinity and NaN all as `null` (and JSON.parse turns 1e400 into
+ * Infinity), -0 as `0`, and leaves out undefined properties, so two values it writes alike may
+ * differ. Here a number is written by String() (-0 as `-0`: distinct, and not JSON, so
  * no string or other value writes the same), undefined as `undefined`, strings and keys quoted by
  * JSON.stringify; otherwise the same text as JSON.stringify, in the same order. Recursion is
  * bounded by the nesting bound of request bodies (k8s/json-depth.ts).

@@ -26,7 +26,6 @@
 // pattern built from secrets); only when one is found are the strings walked and the public words
 // read from the request.
 import { isSecretObject, secretValuesOf, ValueReplacer, MIN_SECRET_LENGTH } from './capture/secret-values.js';
-import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from './memo.js';
 
 export const REDACTED_VALUE = '[redacted]';
 /** What a message that quoted a public word held by a Secret becomes, whole. */
@@ -50,14 +49,6 @@ function* requestObjects(request: Json): Generator<JsonObject> {
       for (const o of Object.values(group)) if (isObject(o)) yield o;
     }
   }
-}
-
-/** Whether `value` and everything in it is frozen (deepFreeze'd: a parsed last-applied annotation). */
-function isDeeplyFrozen(value: Json, depth = 0): boolean {
-  if (value === null || typeof value !== 'object') return true;
-  if (!Object.isFrozen(value) || depth > 64) return false;
-  for (const v of Object.values(value)) if (!isDeeplyFrozen(v, depth + 1)) return false;
-  return true;
 }
 
 /** Every string of `value` (keys too), depth-bounded (a request's depth is bounded already). */
@@ -106,43 +97,20 @@ function childStatusStrings(request: Json): string[] {
 }
 
 /**
- * What finding a set of secret values takes: every needle of every value (ValueReplacer), the
- * values too short to look for inside text, and the frozen objects already found to hold none of
- * them. Kept by the values (a ControlPlane resyncs with the same Secrets, and the children it keeps
- * as last applied come back as the same frozen objects: k8s/observed.ts), so a resync looks for
- * the needles in what is new only (the status, a child built afresh). Nothing is replaced with
- * these: replacing needs the request's public words (Redaction), read only when a value is found.
+ * What finding a set of secret values takes: every needle of every value (ValueReplacer) and the
+ * values too short to look for inside text. Nothing is replaced with these: replacing needs the
+ * request's public words (Redaction), read only when a value is found.
  */
 interface Needles {
   readonly all: ValueReplacer;
   readonly short: ReadonlySet<string>;
-  /** Frozen objects holding no needle, nowhere: redacting one gives it back as it is. */
-  readonly clean: WeakSet<object>;
 }
 
-/**
- * The needles of the last sets of values, by the values joined: one set a ControlPlane, for a
- * fleet of FLEET_MEMO_CONTROLPLANES; bounded by what it holds, its keys and what their needles
- * weigh (ValueReplacer heapBytes: a value's needles, its forms and their base64, are several times
- * its length, so a budget of key characters alone let 80 values of 60 KB hold over 30 MiB), 8 MiB
- * in all (values of more than 64 KiB in all are looked for afresh every call). Like every memo, a
- * pure function of its key.
- */
-const NEEDLES = new BoundedMemo<Needles>(FLEET_MEMO_CONTROLPLANES, {
-  maxKey: 64 * 1024,
-  maxKeyBytes: 8 * 1024 * 1024,
-  weigh: (n) => n.all.heapBytes + [...n.short].reduce((bytes, v) => bytes + 24 + v.length, 0),
-  name: MEMO.redaction,
-  shed: MEMO.redaction,
-});
-
 function needlesFor(values: ReadonlySet<string>): Needles {
-  const compute = (): Needles => ({
+  return {
     all: new ValueReplacer([...values].map((v): [string, string] => [v, REDACTED_VALUE]), false),
     short: new Set([...values].filter((v) => v.length > 0 && v.length < MIN_SECRET_LENGTH)),
-    clean: new WeakSet(),
-  });
-  return NEEDLES.get([...values].join('\u0000'), compute);
+  };
 }
 
 export class Redaction {
@@ -235,16 +203,10 @@ export class Redaction {
 
   /** `value` redacted: a new value when something was found, else `value` itself (never changed). */
   redact<T>(value: T): T {
-    const { all, short, clean } = this.needles;
-    const known = typeof value === 'object' && value !== null && Object.isFrozen(value) ? value : undefined;
-    if (known !== undefined && clean.has(known)) return value;
+    const { all, short } = this.needles;
     const strings: string[] = [];
     collectStrings(value, strings);
-    if (!all.occursIn(strings.join('\u0000')) && !strings.some((s) => short.has(s))) {
-      // Only a frozen object is known clean for good: nothing can change it after this call.
-      if (known !== undefined && isDeeplyFrozen(value)) clean.add(known);
-      return value;
-    }
+    if (!all.occursIn(strings.join('\u0000')) && !strings.some((s) => short.has(s))) return value;
     return this.walk(value, undefined, 0) as T;
   }
 

@@ -79,32 +79,27 @@ t.test('BoundedMemo: an entry used all along stays, under the entry limit and un
   }
 });
 
-t.test('one budget for every memo: over it, the memo fullest for its share gives up its oldest entries', async (t) => {
+t.test('one budget for every memo: a put over it pushes out the oldest entries of the memo that puts', async (t) => {
   BoundedMemo.forgetAll();
   setMemoBudget(100);
   t.teardown(() => {
     setMemoBudget(MEMO_BUDGET_BYTES);
     BoundedMemo.forgetAll();
   });
-  // Entries of 12: a key of 2 characters and a value weighing 10.
-  const a = new BoundedMemo<string>(100, { maxKeyBytes: 80, weigh: (v) => v.length });
-  const b = new BoundedMemo<string>(100, { maxKeyBytes: 60, weigh: (v) => v.length });
+  // Entries of 12: a key of 2 characters and a value weighing 10; the memo's own bound (1,000) is
+  // far over the budget, so only the budget holds it.
+  const memo = new BoundedMemo<string>(100, { maxKeyBytes: 1000, weigh: (v) => v.length });
   const ten = 'x'.repeat(10);
-  for (let i = 1; i <= 6; i++) t.ok(a.set(`a${i}`, ten));
-  for (let i = 1; i <= 3; i++) t.ok(b.set(`b${i}`, ten));
-  t.equal(memoBytes(), a.keyBytes + b.keyBytes, 'what the process holds is what its memos hold');
-  t.same([a.keyBytes, b.keyBytes], [60, 36], 'a (72 of its 80) gave up its oldest for b (36 of 60): 108 was over 100');
-  t.equal(a.peek('a1'), undefined, 'a1 went');
-  t.ok(a.peek('a2') !== undefined && b.peek('b1') !== undefined, 'the others stay');
-  t.ok(b.set('b4', ten) && b.set('b5', ten));
-  t.same([a.keyBytes, b.keyBytes], [60, 36], 'b, now the fullest for its share, gave up its own oldest');
-  t.same(['b1', 'b2', 'b3', 'b4', 'b5'].map((k) => b.peek(k) !== undefined), [false, false, true, true, true]);
+  for (let i = 1; i <= 8; i++) t.ok(memo.set(`a${i}`, ten));
+  t.equal(memoBytes(), 96, 'what the process holds is what its memo holds');
+  t.ok(memo.set('a9', ten), 'a put over the budget is kept');
+  t.equal(memo.keyBytes, 96, '108 was over 100: the oldest went');
+  t.same(['a1', 'a2', 'a9'].map((k) => memo.peek(k) !== undefined), [false, true, true]);
   t.ok(memoBytes() <= 100, `within the budget (${memoBytes()})`);
-  const big = new BoundedMemo<string>(100, { maxKeyBytes: 1000, weigh: (v) => v.length });
-  t.notOk(big.set('big', 'x'.repeat(200)), 'a value over the whole budget is not kept');
+  t.notOk(memo.set('big', 'x'.repeat(200)), 'a value over the whole budget is not kept');
   t.equal(memoBytes(), 96, 'and pushes nothing out');
-  a.forget();
-  t.equal(memoBytes(), b.keyBytes, 'a memo forgotten gives its bytes back');
+  memo.forget();
+  t.equal(memoBytes(), 0, 'a memo forgotten gives its bytes back');
 });
 
 t.test('BoundedMemo peek and set: what get remembers, under the same bounds', async (t) => {
@@ -149,8 +144,8 @@ t.test('Sightings: an id counts as seen again while it is among the last ones he
 
 const target = (i: number): CloudTarget => ({ cloudName: `cloud-${i % 3}`, authUrl: `http://keystone-${i}.ns.svc/v3`, region: i % 2 ? 'RegionOne' : '' });
 
-t.test('clouds.yaml: rendered and parsed answers are those computed afresh, across more inputs than the memo holds', async (t) => {
-  // 600 distinct inputs (over the 256 remembered), each asked twice, interleaved.
+t.test('clouds.yaml: rendered and parsed, each input its own answer', async (t) => {
+  // 600 distinct inputs, each asked twice, interleaved.
   for (let round = 0; round < 2; round++) {
     for (let i = 0; i < 600; i++) {
       const pw = passwordCloud(target(i), `password-${i}`);
@@ -163,22 +158,15 @@ t.test('clouds.yaml: rendered and parsed answers are those computed afresh, acro
     }
   }
   t.match(readApplicationCredential(': not yaml: [', 'x'), { kind: 'unparsable', why: /^it is not YAML/ });
-  const read = readApplicationCredential(applicationCredentialCloud(target(1), 'id-1', 'secret-1'), 'cloud-1');
-  t.ok(Object.isFrozen(read) && read.kind === 'credential' && Object.isFrozen(read.auth), 'shared answers are frozen');
-  t.throws(() => {
-    'use strict';
-    (read as { auth: { secret: string } }).auth.secret = 'poisoned';
-  });
   t.same(readApplicationCredential(applicationCredentialCloud(target(1), 'id-1', 'secret-1'), 'cloud-1'), { kind: 'credential', auth: { id: 'id-1', secret: 'secret-1' } });
 });
 
-t.test('clouds.yaml secret values: remembered answers are the fresh ones; frozen', async (t) => {
+t.test('clouds.yaml secret values: the document and its auth secrets', async (t) => {
   for (let i = 0; i < 300; i++) {
     const doc = passwordCloud(target(i), `pw-${i}-long`);
     t.same(valuesOfSecretText(doc), [doc, `pw-${i}-long`]);
     t.same(valuesOfSecretText(doc), [doc, `pw-${i}-long`]);
   }
-  t.ok(Object.isFrozen(valuesOfSecretText(passwordCloud(target(1), 'pw-1-long'))));
   t.same(valuesOfSecretText('plain value'), ['plain value']);
 });
 
@@ -195,8 +183,8 @@ t.test('status redaction: each request redacts its own Secrets, whatever the pre
 });
 
 t.test('status redaction: Secrets whose data run together alike are not taken for one another', async (t) => {
-  // The remembered replacer is keyed by the Secrets' data as sent: ["alpha-1beta-2", "2222"] and
-  // ["alpha-1", "beta-22222"] read the same when run together; each must redact its own values.
+  // ["alpha-1beta-2", "2222"] and ["alpha-1", "beta-22222"] read the same when run together; each
+  // must redact its own values.
   const cases = [
     { data: { one: 'alpha-1beta-2', two: '2222' }, says: 'alpha-1beta-2', redacted: '[redacted]' },
     { data: { one: 'alpha-1', two: 'beta-22222' }, says: 'beta-22222', redacted: '[redacted]' },

@@ -5,7 +5,6 @@
 // call is replaced) and by the ControlPlane hook (condition messages copied from children never
 // carry one into the status).
 import { readBoundedYaml } from '../bounded-yaml.js';
-import { BoundedMemo, FLEET_MEMO_CONTROLPLANES, MEMO } from '../memo.js';
 
 /** Values shorter than this are replaced only where they stand whole, never inside other text. */
 export const MIN_SECRET_LENGTH = 6;
@@ -70,22 +69,11 @@ export function cloudAuthSecrets(doc: JsonObject): { value: string; replace: (te
   return out;
 }
 
-/**
- * The clouds.yaml documents of the last calls (the ControlPlane hook reads the same few on every
- * sync of a ControlPlane): parsing is the costly part, the answer a pure function of the text.
- * Documents above 16 KiB are parsed every time (nothing large is kept). Four documents a
- * ControlPlane, for a fleet of FLEET_MEMO_CONTROLPLANES; at most 4 Mi characters of keys.
- */
-const documentValues = new BoundedMemo<readonly string[]>(4 * FLEET_MEMO_CONTROLPLANES, { maxKey: 16 * 1024, maxKeyBytes: 4 * 1024 * 1024, name: MEMO.secretValues, shed: MEMO.secretValues });
-
 /** The secret values one Secret value stands for: itself, and a clouds.yaml's auth secrets. */
 export function valuesOfSecretText(text: string): readonly string[] {
   if (!text.includes('clouds')) return [text];
-  const compute = () => {
-    const doc = cloudsDocument(text);
-    return Object.freeze(doc ? [text, ...cloudAuthSecrets(doc).map((s) => s.value)] : [text]);
-  };
-  return documentValues.get(text, compute);
+  const doc = cloudsDocument(text);
+  return doc ? [text, ...cloudAuthSecrets(doc).map((s) => s.value)] : [text];
 }
 
 /**
@@ -164,17 +152,6 @@ export class ValueReplacer {
       for (const core of base64Cores(value)) if (core.length >= MIN_CORE_LENGTH && !map.has(core)) map.set(core, replacement);
     }
     this.needles = [...map].sort((a, b) => b[0].length - a[0].length);
-  }
-
-  /**
-   * What it holds of the heap, in bytes (a memo of replacers is bounded by it: redaction.ts): each
-   * needle and replacement a string (24 bytes and its characters), each entry a pair (48).
-   */
-  get heapBytes(): number {
-    let bytes = 0;
-    for (const [needle, replacement] of this.needles) bytes += 96 + needle.length + replacement.length;
-    for (const [value, replacement] of this.whole) bytes += 96 + value.length + replacement.length;
-    return bytes;
   }
 
   /** Whether a needle occurs inside `text` (values under MIN_SECRET_LENGTH are not looked for). */

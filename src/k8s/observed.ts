@@ -7,7 +7,7 @@ import { isObject, stringAt } from './read.js';
 import { CLUSTER_SCOPED_KINDS, type KindInfo } from './kinds.js';
 import { findCondition, isConditionTrue } from './conditions.js';
 import { parseBounded } from './json-depth.js';
-import { BoundedMemo, deepFreeze, heapBytes, MEMO } from '../memo.js';
+import { deepFreeze } from '../memo.js';
 
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -87,24 +87,11 @@ function isKubeObject(obj: unknown): obj is KubeObject {
 }
 
 /**
- * The last-applied annotations of the last calls, parsed: a child's annotation is the same text
- * call after call until this service asks for something else, and re-parsing them was the larger
- * part of a finalize. Parsing is a pure function of the text (memo.ts); the parsed objects go into
- * answers as they are, shared, so they are frozen through. Bounded by what it holds, the texts and
- * what their parsed objects weigh on the heap (memo.ts heapBytes; a text's length does not say it:
- * an annotation of `[{},…]` parses to about 20 times its characters, and a memo bounded by 4 Mi
- * characters of such texts held over 60 MiB of a 128 MiB heap), 8 MiB in all: some 6,000 children
- * at a typical 540-byte annotation (about 1.4 KiB with its objects), a few hundred ControlPlanes
- * per replica, so a fleet does not cycle through it and pay for remembering without ever recalling.
- * Texts above 8 KiB are parsed every time.
- */
-const appliedTexts = new BoundedMemo<unknown>(16_384, { maxKey: 8 * 1024, maxKeyBytes: 8 * 1024 * 1024, weigh: heapBytes, name: MEMO.lastApplied, shed: MEMO.lastApplied });
-
-/**
  * The annotation of each observed object as parsed, for as long as the object lives (its request):
  * a call reads one child's annotation in several places (the stages, keepObserved, finalize), and
- * each read must not parse another copy. Without it, a request of dense annotations the text memo
- * no longer holds (over its budget, or over 8 KiB) held one copy per read and ran out of heap.
+ * each read must not parse another copy (a request of dense annotations held one copy per read and
+ * ran out of heap). The parsed object goes into the answer as it is, shared by those reads, so it is
+ * frozen through.
  */
 const parsedOf = new WeakMap<KubeObject, { readonly text: string; readonly parsed: unknown }>();
 
@@ -115,7 +102,7 @@ export function lastApplied(obj: KubeObject): KubeObject | undefined {
   let seen = parsedOf.get(obj);
   if (seen?.text !== raw) {
     // Bounded like a request body (json-depth.ts): deeper reads as unreadable, never a stack overflow.
-    seen = { text: raw, parsed: appliedTexts.get(raw, () => deepFreeze(parseBounded(raw))) };
+    seen = { text: raw, parsed: deepFreeze(parseBounded(raw)) };
     parsedOf.set(obj, seen);
   }
   const parsed = seen.parsed;

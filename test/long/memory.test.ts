@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, type Obj } from '../support/shared.js';
 import { BODY_DENSITY } from '../../src/json-body.js';
-import { FLEET_MEMO_CONTROLPLANES } from '../../src/memo.js';
 import { ANSWER_MEMO } from '../../src/http/kept-answers.js';
 
 const MiB = 1024 * 1024;
@@ -116,14 +115,11 @@ t.test(`worst-case bodies, 4 at once, stay under 85% of the ${limitMiB}Mi memory
 });
 
 /**
- * How many compute clouds fill the memos before the worst-case bodies come: beyond the bound of
- * every memo kept per ControlPlane, so that a memo which grows with the fleet shows here. A fleet
- * of 300 compute clouds kept as objects by the stage results of issue 43's first branch took about
- * 25 MB of the 128 MB heap, and the worst-case bodies then crashed the process; so did a fleet of
- * 3,136 while the content memos (sized for FLEET_MEMO_CONTROLPLANES) were not emptied under
- * memory pressure.
+ * How many compute clouds fill the kept answers before the worst-case bodies come: beyond their
+ * bound, so that a memo which grows with the fleet shows here (a memo of per-ControlPlane values
+ * not emptied under memory pressure crashed the process with the worst-case bodies that came after).
  */
-const FLEET = Math.max(FLEET_MEMO_CONTROLPLANES, ANSWER_MEMO.entries) + 64;
+const FLEET = ANSWER_MEMO.entries + 64;
 /**
  * The fleet is resynced twice, the second time in reverse order: an answer is kept on its body's
  * second call, when the body came within the last ANSWER_MEMO.entries (src/http/kept-answers.ts),
@@ -226,12 +222,12 @@ t.test('adversarial bodies, sent at once: 4xx or an answer, never a crash, memor
 });
 
 /**
- * What the memos keep across calls, at its heaviest (issue 54): finalize calls whose observed
- * children carry dense last-applied annotations (each just under the 8 KiB the memo keeps, of
- * `[{},…]`: 3.9 MiB a body, about 20 times that once parsed), and sync calls each with one new
- * Secret value of 60 KB (its needles several times that). While the memos were bounded by the
- * length of their keys, the two together held most of the 128 MiB heap and the process died of a
- * heap out-of-memory error with every call under the body limit answered 200 until then.
+ * The heaviest values a call computes from its request (issue 54): finalize calls whose observed
+ * children carry dense last-applied annotations (each just under 8 KiB of `[{},…]`: 3.9 MiB a body,
+ * about 20 times that once parsed), and sync calls each with one new Secret value of 60 KB (its
+ * needles several times that). Whatever keeps them across calls must stay bounded by what they
+ * weigh: a memo bounded by the length of its keys held most of the 128 MiB heap, and the process
+ * died of a heap out-of-memory error with every call under the body limit answered 200 until then.
  */
 t.test('dense last-applied annotations and large Secret values, alone and together: every call answered, the process alive', async (t) => {
   const { child, port } = await startServer(t);

@@ -8,7 +8,7 @@ import { readBoundedYaml } from '../../bounded-yaml.js';
 import { isObject } from '../../k8s/read.js';
 import { OPENSTACK_ADMIN, keystoneInternalUrl } from '../names.js';
 import type { StageInput } from '../stage.js';
-import { BoundedMemo, exactKey, FLEET_MEMO_CONTROLPLANES, MEMO } from '../../memo.js';
+import { exactKey } from '../../memo.js';
 
 /** K-ORC runs in-cluster: every clouds.yaml selects the internal endpoints. */
 export const ENDPOINT_TYPE = 'internal';
@@ -24,23 +24,7 @@ export function cloudTarget(input: Pick<StageInput, 'cp' | 'spec'>, cloudName: s
   return { cloudName, authUrl: keystoneInternalUrl(input.cp.namespace, input.cp.name), region: input.spec.region ?? '' };
 }
 
-/**
- * Rendered and parsed documents, keyed by everything they are made from: the K-ORC stage renders
- * and the AdminCredential stage re-renders the same documents on every sync of a ControlPlane,
- * and the materialised clouds.yaml is parsed on each of them. Four documents a ControlPlane, for a
- * fleet of FLEET_MEMO_CONTROLPLANES, at a few hundred characters each; at most 4 Mi characters of
- * keys per memo.
- */
-const BOUNDS = { maxKeyBytes: 4 * 1024 * 1024, name: MEMO.cloudsYaml, shed: MEMO.cloudsYaml };
-const rendered = new BoundedMemo<string>(4 * FLEET_MEMO_CONTROLPLANES, BOUNDS);
-const parsed = new BoundedMemo<ParsedCloud>(4 * FLEET_MEMO_CONTROLPLANES, BOUNDS);
-
 function render(target: CloudTarget, auth: Record<string, string>, authType?: string): string {
-  const key = exactKey([target.cloudName, target.region, authType, auth]);
-  return rendered.get(key, () => renderNow(target, auth, authType));
-}
-
-function renderNow(target: CloudTarget, auth: Record<string, string>, authType?: string): string {
   const cloud: Record<string, unknown> = { auth };
   if (authType) cloud.auth_type = authType;
   cloud.endpoint_type = ENDPOINT_TYPE;
@@ -84,10 +68,6 @@ export type ParsedCloud =
  * newline) reads the same.
  */
 export function readApplicationCredential(document: string, cloudName: string): ParsedCloud {
-  return parsed.get(exactKey([cloudName, document]), () => Object.freeze(readNow(document, cloudName)));
-}
-
-function readNow(document: string, cloudName: string): ParsedCloud {
   const read = readBoundedYaml(document);
   if (!read.ok) return { kind: 'unparsable', why: read.why };
   const doc = read.value;
