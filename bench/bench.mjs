@@ -803,8 +803,7 @@ if (wanted('memos')) {
     `Each memo switched off alone (\`PUT /bench/memos\` of the bench server; every other on), against all on, at concurrency ${connections} on the fleet of N = ${size} with every service declared (each resynced in turn), measured back to back in every repeat, for three traffics: ` +
       '"steady" (every body the converged one), "one changing" (one member per round a body the server has not seen, as in the fleet rows) and "ESO refresh" (each ExternalSecret and PushSecret refreshed hourly, as in the section above). ' +
       '"saved" is (CPU per call with the memo off − with it on) ÷ with it off, the median of the repeats (min–max); "hits" is the hit rate with all on, of the calls that reach the memo; a memo the traffic does not look up is not switched off. ' +
-      '"on" is the mean of the runs with all on just before and just after the memo\'s run with it off. ' +
-      'A call answered from the answer kept for its bytes looks up no other memo.',
+      '"on" is the mean of the runs with all on just before and just after the memo\'s run with it off.',
   );
   out();
   out('| traffic | memo | hits | CPU µs/call on | off | saved |');

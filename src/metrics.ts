@@ -69,7 +69,7 @@ export function createMetrics(): Metrics {
   });
   const memoLookupsTotal = new Counter({
     name: 'c5c3_hooks_memo_lookups_total',
-    help: 'Lookups of the memos of what the hooks computed from earlier requests, by memo and result (hit: answered from memory; miss: computed).',
+    help: 'Lookups of the memos of what the hooks computed from earlier requests, by memo (answer: the answers kept by their body\'s bytes) and result (hit: answered from memory; miss: computed).',
     labelNames: ['memo', 'result'] as const,
     registers: [registry],
     collect() {
@@ -83,7 +83,7 @@ export function createMetrics(): Metrics {
   });
   new Counter({
     name: 'c5c3_hooks_memo_sheds_total',
-    help: 'Times a memo that grows with the fleet was emptied because the hook bodies in flight took more than half the in-flight budget (MAX_INFLIGHT_BYTES): memory first, the next calls compute again.',
+    help: 'Times a memo (answer: the kept answers) was emptied because the hook bodies in flight took more than half the in-flight budget (MAX_INFLIGHT_BYTES): memory first, the next calls compute again.',
     labelNames: ['memo'] as const,
     registers: [registry],
     collect() {
